@@ -1,0 +1,116 @@
+"""Summary tables of NORDIC fits, built on statsmodels' ``Summary`` and ``SimpleTable``."""
+
+from __future__ import annotations
+
+import numpy as np
+from statsmodels.iolib.summary import Summary
+from statsmodels.iolib.table import SimpleTable
+
+from nordicstats.model import METHOD_NAMES
+
+__all__ = ["build_summary"]
+
+_ORDER_SOURCE = {
+    "categorical": "ordered categorical",
+    "explicit": "order= argument",
+    "sorted": "sorted labels (pass order= to change)",
+}
+
+
+def build_summary(results, alpha=0.05):
+    """Header, classes, boundaries and solver diagnostics of a :class:`NORDICResults`."""
+    model, sr = results.model, results.solver_result
+    smry = Summary()
+    left = [
+        ("Dep. Variable:", [model.endog_names]),
+        ("Model:", ["NORDIC"]),
+        ("Method:", [METHOD_NAMES[model.method]]),
+        ("Kernel:", [model.kernel.describe()]),
+        ("C:", [f"{model.C:.4g}"]),
+        ("Date:", [results.fitted_at.strftime("%a, %d %b %Y")]),
+        ("Time:", [results.fitted_at.strftime("%H:%M:%S")]),
+    ]
+    right = [
+        ("No. Observations:", [str(results.nobs)]),
+        ("No. Classes:", [str(len(model.levels))]),
+        ("Level order:", [_ORDER_SOURCE[model.response.order_source]]),
+        ("Solver:", [sr.solver]),
+        ("Status:", [sr.status]),
+        ("Objective:", [f"{sr.objective:.6g}"]),
+        ("Solver time (s):", [f"{sr.time:.3g}"]),
+    ]
+    if model.method == "nordic1":
+        left.append(("Noncrossing form:", [model.noncrossing]))
+    if model.method == "nordic2":
+        left.append(("Penalty:", [model.penalty]))
+        right.append(("MIP gap:", [_fmt(sr.gap)]))
+    if getattr(model, "n_dropped", 0):
+        left.append(("Rows dropped (NA):", [str(model.n_dropped)]))
+    if len(left) != len(right):
+        short = left if len(left) < len(right) else right
+        short.extend([(" ", [" "])] * abs(len(left) - len(right)))
+    smry.add_table_2cols(results, gleft=left, gright=right, title="NORDIC Ordinal Classification",
+                         yname=model.endog_names, xname=list(model.exog_names))
+    smry.tables.append(_class_table(results))
+    smry.tables.append(_boundary_table(results))
+    extra = _coefficient_tables(results, alpha)
+    smry.tables.extend(extra)
+    smry.add_extra_txt(_notes(results))
+    return smry
+
+
+def _class_table(results):
+    counts = results.model.response.counts
+    data = [[str(level), str(int(c)), f"{c / counts.sum():.3f}"]
+            for level, c in zip(results.levels, counts)]
+    return SimpleTable(data, headers=["level", "count", "share"], title="Classes (lowest first)")
+
+
+def _boundary_table(results):
+    sr = results.solver_result
+    rows = []
+    for k, name in enumerate(results.boundary_names):
+        rows.append([name, f"{sr.intercept[k]:.4f}", str(int(results.n_support.iloc[k]))
+                     if np.isfinite(results.n_support.iloc[k]) else "n/a"])
+    return SimpleTable(rows, headers=["boundary", "intercept", "support vectors"],
+                       title="Boundaries")
+
+
+def _coefficient_tables(results, alpha):
+    """Per-boundary coefficient blocks for linear fits (with inference when available)."""
+    if not results.model.kernel.is_linear:
+        return []
+    params = results.params
+    rows = [[term] + [f"{v:.4f}" for v in params.loc[term]] for term in params.index]
+    return [SimpleTable(rows, headers=["term", *params.columns],
+                        title="Linear boundary coefficients (b_k, w_k)")]
+
+
+def _notes(results):
+    sr = results.solver_result
+    price = results.price_of_noncrossing
+    lines = [
+        f"Training crossing rate: {results.crossing_rate():.4f}; largest noncrossing-constraint "
+        f"violation {sr.max_violation:.2g}.",
+    ]
+    active = sr.info.get("active_noncrossing")
+    if active is not None and results.model.method != "bsvm":
+        lines.append(f"Active noncrossing constraints at the solution: {active}.")
+    if price:
+        lines.append(
+            f"Price of noncrossing: objective {sr.objective:.6g} vs BSVM "
+            f"{price['bsvm_objective']:.6g} (+{price['objective_increase']:.4g}); the separate "
+            f"SVMs cross on {100 * price['bsvm_crossing_rate']:.1f}% of training rows."
+        )
+    if np.isfinite(sr.kkt_residual):
+        lines.append(f"KKT residual (relative duality gap or MIP gap): {sr.kkt_residual:.2g}.")
+    if sr.status != "optimal":
+        lines.append(f"WARNING: the solver stopped with status '{sr.status}' ({sr.message}); "
+                     f"the relative gap is {_fmt(sr.gap)}.")
+    if len(results.levels) == 2:
+        lines.append("K = 2: a single boundary, i.e. an ordinary SVM; noncrossing is void.")
+    return lines
+
+
+def _fmt(value):
+    return "n/a" if value is None or not np.isfinite(value) else f"{value:.3g}"

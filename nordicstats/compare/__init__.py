@@ -1,0 +1,174 @@
+"""Competitors of NORDIC used in the paper (Sections 6 and 7), with NORDIC's interface.
+
+========  =========================================  ==========================================
+name      class                                      method
+========  =========================================  ==========================================
+"svr"     :class:`OrdinalSVR`                        epsilon-SVR on 1..K, cut-offs k + 1/2
+"ologit"  :class:`OrderedLogit`                      proportional odds (``MASS::polr``)
+"dr"      :class:`DataReplication`                   Cardoso & Pinto da Costa (2007)
+"ck"      :class:`ChuKeerthi`                        Chu & Keerthi (2005), SVOR-EXC / SVOR-IMC
+========  =========================================  ==========================================
+
+Each model is built as ``Model(endog, exog, **options)`` and fitted with
+``.fit()``, like :class:`nordicstats.NORDIC`.  :func:`make_classifier` wraps any
+of them, and NORDIC's own methods (``"bsvm"``, ``"nordic0"``, ``"nordic1"``,
+``"nordic2"``), as a scikit-learn style estimator with ``fit(X, y)`` /
+``predict(X)`` for tuning and simulation loops.
+"""
+
+from __future__ import annotations
+
+import inspect
+
+from nordicstats.compare.base import CompetitorModel, CompetitorResults
+from nordicstats.compare.ck import ChuKeerthi, ChuKeerthiResults
+from nordicstats.compare.dr import DataReplication, DataReplicationResults
+from nordicstats.compare.ordered_logit import OrderedLogit, OrderedLogitResults
+from nordicstats.compare.svr import OrdinalSVR, OrdinalSVRResults
+
+__all__ = [
+    "COMPETITORS",
+    "NORDIC_METHODS",
+    "OrdinalClassifier",
+    "make_classifier",
+    "classifier_names",
+    "CompetitorModel",
+    "CompetitorResults",
+    "OrdinalSVR",
+    "OrdinalSVRResults",
+    "OrderedLogit",
+    "OrderedLogitResults",
+    "DataReplication",
+    "DataReplicationResults",
+    "ChuKeerthi",
+    "ChuKeerthiResults",
+]
+
+#: Competitor models by short name.
+COMPETITORS = {"svr": OrdinalSVR, "ologit": OrderedLogit, "dr": DataReplication,
+               "ck": ChuKeerthi}
+
+#: Names that map to :class:`nordicstats.NORDIC` with ``method=name``.
+NORDIC_METHODS = ("bsvm", "nordic0", "nordic1", "nordic2")
+
+
+def classifier_names():
+    """All names accepted by :func:`make_classifier`."""
+    return list(COMPETITORS) + list(NORDIC_METHODS)
+
+
+def _model_class(name):
+    if name in COMPETITORS:
+        return COMPETITORS[name]
+    if name in NORDIC_METHODS:
+        from nordicstats.model import NORDIC  # lazy: keeps compare importable on its own
+
+        return NORDIC
+    raise ValueError(f"Unknown classifier {name!r}; choose one of {classifier_names()}.")
+
+
+def _signature_defaults(cls, name):
+    skip = {"self", "endog", "exog"} | ({"method"} if name in NORDIC_METHODS else set())
+    params = inspect.signature(cls.__init__).parameters
+    return {key: p.default for key, p in params.items()
+            if key not in skip and p.kind is p.POSITIONAL_OR_KEYWORD}
+
+
+class OrdinalClassifier:
+    """Estimator wrapper: ``fit(X, y)`` builds and fits the model, ``predict(X)`` predicts.
+
+    Parameters
+    ----------
+    name : str
+        One of :func:`classifier_names`.
+    **params
+        Options of the model class (validated against its signature now, and
+        by the model itself at ``fit``).
+
+    Attributes
+    ----------
+    results_ : results object
+        The fitted model's results (after :meth:`fit`).
+    """
+
+    def __init__(self, name, **params):
+        cls = _model_class(name)
+        defaults = _signature_defaults(cls, name)
+        unknown = sorted(set(params) - set(defaults))
+        if unknown:
+            raise ValueError(f"Unknown parameter(s) {unknown} for classifier {name!r}; valid "
+                             f"parameters are {sorted(defaults)}.")
+        self.name = name
+        self._params = {**defaults, **params}
+
+    @property
+    def model_class(self):
+        """The model class this wrapper builds."""
+        return _model_class(self.name)
+
+    def get_params(self, deep=True):
+        """All model options (defaults included) as a dict."""
+        return dict(self._params)
+
+    def set_params(self, **params):
+        """Update options; unknown names raise."""
+        unknown = sorted(set(params) - set(self._params))
+        if unknown:
+            raise ValueError(f"Unknown parameter(s) {unknown} for classifier {self.name!r}; "
+                             f"valid parameters are {sorted(self._params)}.")
+        self._params.update(params)
+        return self
+
+    def build(self, X, y):
+        """The unfitted model for data (X, y)."""
+        extra = {"method": self.name} if self.name in NORDIC_METHODS else {}
+        return self.model_class(y, X, **self._params, **extra)
+
+    def fit(self, X, y):
+        """Build the model on (X, y), fit it and keep the results; returns self."""
+        self.results_ = self.build(X, y).fit()
+        return self
+
+    def _fitted(self):
+        if not hasattr(self, "results_"):
+            raise RuntimeError(f"this {self.name!r} classifier is not fitted yet; call fit(X, y).")
+        return self.results_
+
+    def predict(self, X):
+        """Predicted classes, a ``pandas.Categorical`` of the training labels."""
+        return self._fitted().predict(X)
+
+    def decision_function(self, X):
+        """Decision values, ndarray (m, K-1)."""
+        return self._fitted().decision_function(X)
+
+    def __repr__(self):
+        shown = ", ".join(f"{k}={v!r}" for k, v in self._params.items())
+        return f"OrdinalClassifier({self.name!r}, {shown})"
+
+
+def make_classifier(name, **params):
+    """A fit/predict estimator for a competitor or a NORDIC method.
+
+    Parameters
+    ----------
+    name : {"svr", "ologit", "dr", "ck", "bsvm", "nordic0", "nordic1", "nordic2"}
+    **params
+        Options of the model (e.g. ``C``, ``gamma``, ``kernel``).
+
+    Returns
+    -------
+    OrdinalClassifier
+
+    Examples
+    --------
+    >>> from nordicstats.datasets import make_nonlinear
+    >>> X, y = make_nonlinear(80, d=3, random_state=0)
+    >>> clf = make_classifier("dr", C=1.0, gamma=0.5).fit(X, y)
+    >>> len(clf.predict(X.iloc[:5]))
+    5
+    """
+    if not isinstance(name, str):
+        raise TypeError(f"classifier name must be a str, one of {classifier_names()}; "
+                        f"got {type(name).__name__}.")
+    return OrdinalClassifier(name, **params)

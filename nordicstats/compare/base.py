@@ -1,0 +1,238 @@
+"""Shared model/results plumbing for the competitor methods.
+
+Every competitor follows the interface of :class:`nordicstats.NORDIC`:
+``Model(endog, exog, ...)`` stores the data and the specification, ``fit()``
+returns a results object with ``predict(X)``, ``decision_function(X)``,
+``summary()`` and ``nobs``.  The response is coded once by
+:func:`nordicstats.data.encode_ordinal`; class predictions come back as a
+``pandas.Categorical`` with the user's labels.
+
+Decision values follow the NORDIC convention: an ``(n, K-1)`` array whose
+column ``k`` is positive when the observation is placed above boundary ``k``,
+and the class is ``#{k : f_k(x) >= 0}`` (:func:`nordicstats.solvers.problem.predict_codes`).
+"""
+
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+import pandas as pd
+
+from nordicstats.data import boundary_names, check_consistent_length, check_exog, encode_ordinal
+from nordicstats.kernels import make_kernel
+from nordicstats.solvers.problem import predict_codes
+
+__all__ = ["CompetitorModel", "CompetitorResults", "KernelSpec", "check_positive", "make_summary"]
+
+
+def check_positive(value, name, owner):
+    """Return ``value`` as a float in (0, inf) or raise a ValueError naming it."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Real) or not np.isfinite(value) \
+            or value <= 0:
+        raise ValueError(f"The '{name}' parameter of {owner} must be a float in (0, inf). "
+                         f"Got {value!r} instead.")
+    return float(value)
+
+
+class CompetitorModel:
+    """Data and ordinal coding common to all competitors.
+
+    Parameters
+    ----------
+    endog : array-like of shape (n,)
+        Ordinal response (ordered categorical, or labels with ``order``).
+    exog : array-like of shape (n, d)
+        Numeric covariates, without a constant column.
+    order : sequence, optional
+        Levels from lowest to highest (see :func:`nordicstats.data.encode_ordinal`).
+    """
+
+    def __init__(self, endog, exog, order=None):
+        self.response = encode_ordinal(endog, order=order)
+        self.exog, self.exog_names = check_exog(exog)
+        check_consistent_length(self.response.codes.size, self.exog.shape[0])
+
+    @classmethod
+    def from_formula(cls, formula, data, **kwargs):
+        """Build the model from ``"y ~ x1 + x2"``; the response is a column of ``data``.
+
+        The right-hand side goes through patsy without its intercept column
+        (the thresholds or intercepts of each method play that role).
+        """
+        import patsy
+
+        if not isinstance(formula, str) or formula.count("~") != 1:
+            raise ValueError(f"formula must look like 'y ~ x1 + x2'; got {formula!r}.")
+        lhs, rhs = (part.strip() for part in formula.split("~"))
+        if lhs not in data:
+            raise ValueError(f"the response {lhs!r} of the formula is not a column of data.")
+        design = patsy.dmatrix(rhs, data, return_type="dataframe")
+        design = design.drop(columns=[c for c in design.columns if c == "Intercept"])
+        return cls(data.loc[design.index, lhs], design, **kwargs)
+
+    @property
+    def nobs(self):
+        """Number of observations n."""
+        return int(self.response.codes.size)
+
+    @property
+    def levels(self):
+        """The K ordered levels, lowest first."""
+        return self.response.levels
+
+    @property
+    def n_levels(self):
+        """K."""
+        return self.response.n_levels
+
+    @property
+    def boundary_names(self):
+        """``["a|b", ...]`` for the K-1 boundaries."""
+        return boundary_names(self.levels)
+
+    def check_new_exog(self, X):
+        """Covariates for prediction: ``None`` means the training data."""
+        if X is None:
+            return self.exog
+        values, _ = check_exog(X, name="X")
+        if values.shape[1] != self.exog.shape[1]:
+            raise ValueError(f"X has {values.shape[1]} columns but the model was fitted with "
+                             f"{self.exog.shape[1]} ({self.exog_names}).")
+        return values
+
+
+class KernelSpec:
+    """Kernel and cost options shared by the kernel competitors (SVR, DR, CK).
+
+    Validates ``C`` and builds a :class:`nordicstats.kernels.Kernel`; ``gamma=None``
+    applies the paper's median pairwise-distance rule to the training covariates
+    (as :class:`nordicstats.NORDIC` does).
+    """
+
+    def __init__(self, owner, X, kernel="rbf", C=1.0, gamma=None, degree=3, coef0=1.0):
+        self.C = check_positive(C, "C", owner)
+        self.kernel = make_kernel(kernel, X=X, gamma=gamma, degree=degree, coef0=coef0)
+
+    def sklearn_kwargs(self):
+        """Keyword arguments for scikit-learn's libsvm estimators (same kernel formulas)."""
+        k = self.kernel
+        if k.name == "callable":
+            return {"kernel": k}
+        out = {"kernel": k.name}
+        if k.name in ("rbf", "poly"):
+            out["gamma"] = k.gamma
+        if k.name == "poly":
+            out.update(degree=k.degree, coef0=k.coef0)
+        return out
+
+
+class CompetitorResults:
+    """Base results: prediction from the ``(n, K-1)`` decision values.
+
+    Subclasses implement :meth:`decision_function` and ``_summary_tables``.
+    """
+
+    method_name = "competitor"
+
+    def __init__(self, model, fit_time):
+        self.model = model
+        self.fit_time = float(fit_time)
+
+    @property
+    def nobs(self):
+        """Number of training observations."""
+        return self.model.nobs
+
+    @property
+    def levels(self):
+        """The K ordered levels."""
+        return self.model.levels
+
+    def decision_function(self, X=None):  # pragma: no cover - abstract
+        """Decision values, ndarray (n, K-1); positive = above boundary k."""
+        raise NotImplementedError
+
+    def predict_codes(self, X=None):
+        """Predicted level codes 0..K-1, ``#{k : f_k(x) >= 0}``."""
+        return predict_codes(self.decision_function(X))
+
+    def predict(self, X=None, which="class"):
+        """Predict for new covariates (``None`` = training data).
+
+        Parameters
+        ----------
+        X : array-like of shape (m, d), optional
+        which : {"class", "decision"}, default="class"
+            ``"class"``: a ``pandas.Categorical`` of the user's labels;
+            ``"decision"``: the ``(m, K-1)`` decision values.
+        """
+        if which == "decision":
+            return self.decision_function(X)
+        if which != "class":
+            raise ValueError(f"The 'which' parameter of predict must be one of "
+                             f"{self._which_options()}. Got {which!r} instead.")
+        return self.model.response.labels(self.predict_codes(X))
+
+    def _which_options(self):
+        return ["class", "decision"]
+
+    def summary(self, title=None):
+        """A statsmodels ``Summary`` with the fit description and estimates."""
+        left = [("Dep. Variable:", self.model.response.name), ("Method:", self.method_name),
+                ("Levels:", " < ".join(map(str, self.levels))), ("No. Observations:", self.nobs)]
+        left_extra, right, tables, notes = self._summary_parts()
+        return make_summary(title or f"{self.method_name} Results", left + left_extra,
+                            right + [("Fit time (s):", f"{self.fit_time:.3g}")], tables, notes)
+
+    def _summary_parts(self):  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def __repr__(self):
+        return (f"<{type(self).__name__}: {self.method_name}, n={self.nobs}, "
+                f"K={len(self.levels)}>")
+
+
+def make_summary(title, left, right, tables=(), notes=()):
+    """Assemble a statsmodels ``Summary``: a two-column header plus numeric tables.
+
+    Parameters
+    ----------
+    title : str
+    left, right : list of (str, object)
+        Header entries.
+    tables : sequence of pandas.DataFrame
+        Numeric tables (row labels as stubs).
+    notes : sequence of str
+    """
+    from statsmodels.iolib.summary import Summary
+    from statsmodels.iolib.table import SimpleTable
+    from statsmodels.iolib.tableformatting import fmt_2cols, fmt_params
+
+    rows = max(len(left), len(right))
+    left = left + [("", "")] * (rows - len(left))
+    right = right + [("", "")] * (rows - len(right))
+    header = SimpleTable([[str(v)] for _, v in left], stubs=[k for k, _ in left], title=title,
+                         txt_fmt=fmt_2cols)
+    header.extend_right(SimpleTable([[str(v)] for _, v in right], stubs=[k for k, _ in right],
+                                    txt_fmt=fmt_2cols))
+    smry = Summary()
+    smry.tables.append(header)
+    for frame in tables:
+        cells = [[_fmt(v) for v in row] for row in frame.to_numpy()]
+        smry.tables.append(SimpleTable(cells, headers=[str(c) for c in frame.columns],
+                                       stubs=[str(i) for i in frame.index], txt_fmt=fmt_params))
+    if notes:
+        smry.add_extra_txt(list(notes))
+    return smry
+
+
+def _fmt(value):
+    if isinstance(value, (float, np.floating)):
+        return f"{value:.4f}" if abs(value) < 1e4 else f"{value:.4g}"
+    return str(value)
+
+
+def as_series(values, index, name=None):
+    """Small helper: a float Series with the given index."""
+    return pd.Series(np.asarray(values, dtype=float), index=list(index), name=name)

@@ -1,0 +1,225 @@
+"""Proportional-odds (ordered logit) model, the classical statistical competitor.
+
+The model is ``MASS::polr``'s
+
+    logit P(Y <= k | x) = zeta_k - x' beta,    k = 1..K-1,  zeta_1 < ... < zeta_{K-1},
+
+so a positive ``beta_j`` moves observations towards higher levels.  The fit is
+statsmodels' ``OrderedModel(distr="logit")``, which estimates ``zeta_1`` and
+the log-increments ``log(zeta_k - zeta_{k-1})``; here the thresholds are
+reported on their natural scale, named ``"a|b"`` like R, with standard errors
+by the delta method: with ``theta`` the statsmodels parameters and
+``J = d(beta, zeta) / d theta``, ``Cov(beta, zeta) = J Cov(theta) J'``, where
+``d zeta_k / d theta_1 = 1`` and ``d zeta_k / d theta_j = exp(theta_j)`` for
+``2 <= j <= k``.
+"""
+
+from __future__ import annotations
+
+import time
+import warnings
+
+import numpy as np
+import pandas as pd
+from scipy import stats
+
+from nordicstats.compare.base import CompetitorModel, CompetitorResults
+from nordicstats.exceptions import ConvergenceWarning
+
+__all__ = ["OrderedLogit", "OrderedLogitResults"]
+
+
+class OrderedLogit(CompetitorModel):
+    """Ordered logit (proportional odds) model with polr's sign convention.
+
+    Parameters
+    ----------
+    endog : array-like of shape (n,)
+        Ordinal response.
+    exog : array-like of shape (n, d)
+        Covariates without a constant (the thresholds are the intercepts).
+    order : sequence, optional
+        Levels from lowest to highest.
+
+    Examples
+    --------
+    >>> from nordicstats.datasets import make_nonlinear
+    >>> X, y = make_nonlinear(200, d=2, random_state=0)
+    >>> res = OrderedLogit(y, X).fit()
+    >>> list(res.params.index)
+    ['x1', 'x2', '1|2', '2|3']
+    """
+
+    def __init__(self, endog, exog, order=None):
+        super().__init__(endog, exog, order=order)
+        X = self.exog
+        constant = np.flatnonzero(np.ptp(X, axis=0) == 0)
+        if constant.size:
+            raise ValueError(
+                f"exog column(s) {[self.exog_names[j] for j in constant]} are constant; the "
+                "ordered logit thresholds already play the role of an intercept. Drop them.")
+
+    def fit(self, method="bfgs", maxiter=2000, gtol=1e-8, **kwargs):
+        """Maximum likelihood fit with statsmodels.
+
+        Parameters
+        ----------
+        method : str, default="bfgs"
+            Optimiser of statsmodels ``LikelihoodModel.fit``.
+        maxiter : int, default=2000
+        gtol : float, default=1e-8
+            Gradient tolerance (for the gradient-based methods).
+        **kwargs
+            Passed to ``OrderedModel.fit``.
+
+        Returns
+        -------
+        OrderedLogitResults
+        """
+        from statsmodels.miscmodels.ordinal_model import OrderedModel
+
+        start = time.perf_counter()
+        exog = pd.DataFrame(self.exog, columns=self.exog_names)
+        endog = pd.Series(pd.Categorical(self.response.codes, categories=range(self.n_levels),
+                                         ordered=True))
+        sm_model = OrderedModel(endog, exog, distr="logit")
+        if method in ("bfgs", "cg"):
+            kwargs.setdefault("gtol", gtol)
+        sm_res = sm_model.fit(method=method, maxiter=maxiter, disp=False, **kwargs)
+        if not sm_res.mle_retvals.get("converged", True):
+            warnings.warn(f"OrderedModel ({method}) did not converge in {maxiter} iterations; "
+                          "estimates may be inaccurate. Increase maxiter or try method='newton'.",
+                          ConvergenceWarning, stacklevel=2)
+        return OrderedLogitResults(self, sm_res, time.perf_counter() - start)
+
+
+class OrderedLogitResults(CompetitorResults):
+    """Fitted :class:`OrderedLogit`.
+
+    Attributes
+    ----------
+    params : pandas.Series
+        Coefficients ``beta`` then thresholds ``zeta`` (named ``"a|b"``).
+    llf : float
+        Maximised log-likelihood.
+    sm_results : statsmodels OrderedResults
+        The underlying statsmodels fit (raw parameterisation).
+    """
+
+    method_name = "Ordered logit (proportional odds)"
+
+    def __init__(self, model, sm_results, fit_time):
+        super().__init__(model, fit_time)
+        self.sm_results = sm_results
+        d = model.exog.shape[1]
+        raw = np.asarray(sm_results.params, dtype=float)
+        natural = np.concatenate([raw[:d], np.cumsum(np.r_[raw[d], np.exp(raw[d + 1:])])])
+        jac = _jacobian(raw, d)
+        names = list(model.exog_names) + model.boundary_names
+        self.params = pd.Series(natural, index=names, name="params")
+        cov = jac @ np.asarray(sm_results.cov_params(), dtype=float) @ jac.T
+        self._cov = pd.DataFrame(cov, index=names, columns=names)
+        self.llf = float(sm_results.llf)
+
+    @property
+    def coef(self):
+        """``beta`` (Series)."""
+        return self.params.iloc[: self.model.exog.shape[1]]
+
+    @property
+    def thresholds(self):
+        """``zeta`` on the natural scale (Series named ``"a|b"``)."""
+        return self.params.iloc[self.model.exog.shape[1]:]
+
+    def cov_params(self):
+        """Covariance of ``(beta, zeta)`` from the observed information (delta method)."""
+        return self._cov.copy()
+
+    @property
+    def bse(self):
+        """Standard errors."""
+        return pd.Series(np.sqrt(np.diag(self._cov)), index=self.params.index, name="bse")
+
+    @property
+    def tvalues(self):
+        """Wald z statistics ``params / bse``."""
+        return (self.params / self.bse).rename("z")
+
+    @property
+    def pvalues(self):
+        """Two-sided normal p-values of the z statistics."""
+        return pd.Series(2 * stats.norm.sf(np.abs(self.tvalues)), index=self.params.index,
+                         name="P>|z|")
+
+    def conf_int(self, alpha=0.05):
+        """Wald intervals ``params -/+ z_{1-alpha/2} bse`` as a DataFrame."""
+        if not 0 < alpha < 1:
+            raise ValueError(f"alpha must be in (0, 1); got {alpha!r}.")
+        z = stats.norm.ppf(1 - alpha / 2)
+        return pd.DataFrame({"lower": self.params - z * self.bse,
+                             "upper": self.params + z * self.bse})
+
+    @property
+    def aic(self):
+        """``-2 llf + 2 p``."""
+        return -2 * self.llf + 2 * self.params.size
+
+    @property
+    def bic(self):
+        """``-2 llf + p log n``."""
+        return -2 * self.llf + np.log(self.nobs) * self.params.size
+
+    def linear_predictor(self, X=None):
+        """``eta = x' beta``, ndarray (m,)."""
+        return self.model.check_new_exog(X) @ self.coef.to_numpy()
+
+    def decision_function(self, X=None):
+        """``f_k(x) = eta - zeta_k = logit P(Y > k | x)``, ndarray (m, K-1).
+
+        ``#{k : f_k >= 0}`` is the median class; :meth:`predict` uses the most
+        probable class, as ``predict.polr`` does.
+        """
+        return self.linear_predictor(X)[:, None] - self.thresholds.to_numpy()[None, :]
+
+    def predict_proba(self, X=None):
+        """Class probabilities ``P(Y = k | x)``, DataFrame (m, K) with the level labels."""
+        cum = 1.0 / (1.0 + np.exp(self.decision_function(X)))  # P(Y <= k)
+        m = cum.shape[0]
+        cum = np.hstack([np.zeros((m, 1)), cum, np.ones((m, 1))])
+        return pd.DataFrame(np.diff(cum, axis=1), columns=list(self.levels))
+
+    def predict_codes(self, X=None):
+        """Most probable level (0-based codes)."""
+        return np.argmax(self.predict_proba(X).to_numpy(), axis=1)
+
+    def predict(self, X=None, which="class"):
+        """Classes, decision values, or probabilities (``which="prob"``)."""
+        if which == "prob":
+            return self.predict_proba(X)
+        return super().predict(X, which)
+
+    def _which_options(self):
+        return ["class", "decision", "prob"]
+
+    def _summary_parts(self):
+        table = pd.DataFrame({"coef": self.params, "std err": self.bse, "z": self.tvalues,
+                              "P>|z|": self.pvalues})
+        ci = self.conf_int()
+        table["[0.025"] = ci["lower"]
+        table["0.975]"] = ci["upper"]
+        right = [("Log-Likelihood:", f"{self.llf:.4f}"), ("AIC:", f"{self.aic:.4f}"),
+                 ("BIC:", f"{self.bic:.4f}")]
+        notes = ["logit P(Y <= k | x) = zeta_k - x'beta (MASS::polr convention); thresholds "
+                 "on the natural scale, SEs by the delta method."]
+        return [("Link:", "logit")], right, [table], notes
+
+
+def _jacobian(raw, d):
+    """d(beta, zeta) / d(beta, theta) for zeta = cumsum(theta_1, exp(theta_2), ...)."""
+    p = raw.size
+    jac = np.eye(p)
+    m = p - d
+    increments = np.r_[1.0, np.exp(raw[d + 1:])]
+    for k in range(m):
+        jac[d + k, d:d + k + 1] = increments[: k + 1]
+    return jac

@@ -1,0 +1,259 @@
+"""Kernel functions and the paper's kernel-width rule.
+
+Conventions (those of scikit-learn and R's ``e1071``):
+
+* linear: k(x, x') = x'x'
+* rbf:    k(x, x') = exp(-gamma ||x - x'||^2)
+* poly:   k(x, x') = (gamma x'x' + coef0)^degree
+* a callable ``k(A, B) -> ndarray`` returning the Gram matrix of the rows of A and B.
+
+The width rule of the paper (Section 6): candidate Gaussian widths sigma are the
+10%, 50% and 90% quantiles of the pairwise distances between training vectors.
+A width sigma corresponds to ``gamma = 1 / (2 sigma^2)``; the median is the
+default.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+from scipy.spatial.distance import cdist, pdist
+
+__all__ = [
+    "Kernel",
+    "make_kernel",
+    "pairwise_distance_quantiles",
+    "width_to_gamma",
+    "gamma_candidates",
+    "KERNELS",
+]
+
+KERNELS = ("linear", "rbf", "poly")
+
+# Pairwise distances are quantiled on at most this many rows (a fixed-seed
+# subsample), so the rule costs O(1) memory in n; 1000 rows give 499,500 distances.
+_MAX_ROWS_FOR_QUANTILES = 1000
+
+
+@dataclass(frozen=True)
+class Kernel:
+    """A kernel with its parameters fixed.
+
+    Attributes
+    ----------
+    name : str
+        ``"linear"``, ``"rbf"``, ``"poly"`` or ``"callable"``.
+    gamma : float or None
+        Scale (rbf, poly).
+    degree : int
+        Polynomial degree (poly).
+    coef0 : float
+        Polynomial offset (poly).
+    function : callable or None
+        User Gram function for ``name == "callable"``.
+    """
+
+    name: str
+    gamma: float | None = None
+    degree: int = 3
+    coef0: float = 1.0
+    function: object = field(default=None, compare=False)
+
+    def __call__(self, A, B):
+        """Gram matrix ``G[i, j] = k(A[i], B[j])``."""
+        A = np.asarray(A, dtype=float)
+        B = np.asarray(B, dtype=float)
+        if self.name == "linear":
+            return A @ B.T
+        if self.name == "rbf":
+            return np.exp(-self.gamma * cdist(A, B, "sqeuclidean"))
+        if self.name == "poly":
+            return (self.gamma * (A @ B.T) + self.coef0) ** self.degree
+        G = np.asarray(self.function(A, B), dtype=float)
+        if G.shape != (A.shape[0], B.shape[0]):
+            raise ValueError(
+                f"the kernel callable returned shape {G.shape} for inputs with {A.shape[0]} and "
+                f"{B.shape[0]} rows; it must return the ({A.shape[0]}, {B.shape[0]}) Gram matrix."
+            )
+        return G
+
+    @property
+    def is_linear(self):
+        """True for the linear kernel, whose fits have primal weights w_k."""
+        return self.name == "linear"
+
+    @property
+    def never_negative(self):
+        """True when k(x, x') >= 0 for all inputs (needed by NORDIC-0).
+
+        Holds for the Gaussian kernel and for ``poly`` with an even degree; a
+        user callable is checked on the training Gram matrix instead.
+        """
+        return self.name == "rbf" or (self.name == "poly" and self.degree % 2 == 0)
+
+    def describe(self):
+        """Short text for summaries, e.g. ``"rbf (gamma=0.25)"``."""
+        if self.name == "linear":
+            return "linear"
+        if self.name == "rbf":
+            return f"rbf (gamma={self.gamma:.4g})"
+        if self.name == "poly":
+            return f"poly (degree={self.degree}, gamma={self.gamma:.4g}, coef0={self.coef0:.4g})"
+        return f"callable ({getattr(self.function, '__name__', 'user function')})"
+
+
+def pairwise_distance_quantiles(X, quantiles=(0.1, 0.5, 0.9)):
+    """Quantiles of the Euclidean distances between distinct training rows.
+
+    Parameters
+    ----------
+    X : ndarray of shape (n, d)
+    quantiles : sequence of float in (0, 1)
+
+    Returns
+    -------
+    ndarray of float
+        One distance per quantile.  For n > 1000 the distances are those of a
+        fixed-seed subsample of 1000 rows, so the result is deterministic.
+
+    Examples
+    --------
+    >>> X = np.array([[0.0], [1.0], [3.0]])
+    >>> pairwise_distance_quantiles(X, (0.5,)).tolist()
+    [2.0]
+    """
+    X = np.asarray(X, dtype=float)
+    if X.shape[0] < 2:
+        raise ValueError("the width rule needs at least two rows of X.")
+    if X.shape[0] > _MAX_ROWS_FOR_QUANTILES:
+        rows = np.random.default_rng(0).choice(X.shape[0], _MAX_ROWS_FOR_QUANTILES, replace=False)
+        X = X[np.sort(rows)]
+    distances = pdist(X)
+    positive = distances[distances > 0]
+    if positive.size == 0:
+        raise ValueError("all rows of X are identical, so no kernel width can be chosen.")
+    return np.quantile(positive, np.asarray(quantiles, dtype=float))
+
+
+def width_to_gamma(width):
+    """Convert a Gaussian width sigma to ``gamma = 1 / (2 sigma^2)``.
+
+    Examples
+    --------
+    >>> width_to_gamma(1.0)
+    0.5
+    """
+    gamma = 1.0 / (2.0 * np.asarray(width, dtype=float) ** 2)
+    return float(gamma) if gamma.ndim == 0 else gamma
+
+
+def gamma_candidates(X, quantiles=(0.1, 0.5, 0.9)):
+    """The paper's RBF grid: gamma for the 10/50/90% pairwise-distance widths.
+
+    Returns
+    -------
+    ndarray of float
+        ``1 / (2 q^2)`` for each distance quantile ``q`` (so the largest gamma
+        comes from the 10% quantile).
+    """
+    return width_to_gamma(pairwise_distance_quantiles(X, quantiles))
+
+
+def make_kernel(kernel="rbf", X=None, gamma=None, degree=3, coef0=1.0):
+    """Validate kernel options and fix data-dependent defaults.
+
+    Parameters
+    ----------
+    kernel : {"linear", "rbf", "poly"} or callable, default="rbf"
+    X : ndarray of shape (n, d), optional
+        Training covariates, needed for the default ``gamma``.
+    gamma : float, optional
+        rbf: default from the median pairwise distance (paper's rule);
+        poly: default ``1 / d`` (e1071's default).
+    degree : int, default=3
+    coef0 : float, default=1.0
+
+    Returns
+    -------
+    Kernel
+
+    Examples
+    --------
+    >>> make_kernel("rbf", gamma=0.5)
+    Kernel(name='rbf', gamma=0.5, degree=3, coef0=1.0)
+    """
+    if callable(kernel):
+        return Kernel(name="callable", function=kernel)
+    if not isinstance(kernel, str) or kernel not in KERNELS:
+        raise ValueError(
+            f"The 'kernel' parameter of NORDIC must be one of {list(KERNELS)} or a callable "
+            f"k(A, B) returning a Gram matrix. Got {kernel!r} instead."
+        )
+    if kernel == "linear":
+        return Kernel(name="linear")
+    if gamma is None:
+        if X is None:
+            raise ValueError("gamma=None needs the training data X to apply the width rule.")
+        gamma = (float(gamma_candidates(X, (0.5,))[0]) if kernel == "rbf"
+                 else 1.0 / np.asarray(X).shape[1])
+    gamma = _positive_float(gamma, "gamma")
+    if kernel == "poly":
+        if not isinstance(degree, (int, np.integer)) or isinstance(degree, bool) or degree < 1:
+            raise ValueError(
+                f"The 'degree' parameter of NORDIC must be an int >= 1. Got {degree!r} instead."
+            )
+        if not np.isfinite(coef0):
+            raise ValueError(f"The 'coef0' parameter of NORDIC must be finite. Got {coef0!r}.")
+        return Kernel(name="poly", gamma=gamma, degree=int(degree), coef0=float(coef0))
+    return Kernel(name="rbf", gamma=gamma)
+
+
+def _positive_float(value, name):
+    try:
+        value = float(value)
+    except (TypeError, ValueError):
+        raise ValueError(
+            f"The '{name}' parameter of NORDIC must be a float in (0, inf). Got {value!r} instead."
+        ) from None
+    if not np.isfinite(value) or value <= 0:
+        raise ValueError(
+            f"The '{name}' parameter of NORDIC must be a float in (0, inf). Got {value!r} instead."
+        )
+    return value
+
+
+def check_gram(G, kernel, need_invertible=False):
+    """Check a training Gram matrix of a user kernel: symmetric, PSD, optionally invertible.
+
+    Parameters
+    ----------
+    G : ndarray of shape (n, n)
+    kernel : Kernel
+    need_invertible : bool
+        NORDIC-0 works with K^{-1} (paper, Section 3.3) and needs a nonsingular K.
+
+    Raises
+    ------
+    ValueError
+        Not symmetric, not positive semi-definite, or singular when required.
+    """
+    scale = max(float(np.max(np.abs(np.diag(G)))), 1e-300)
+    if kernel.name == "callable":
+        if not np.allclose(G, G.T, rtol=1e-10, atol=1e-12 * scale):
+            raise ValueError("the kernel callable gave a non-symmetric Gram matrix; "
+                             "a Mercer kernel must satisfy k(x, x') = k(x', x).")
+    eig = np.linalg.eigvalsh((G + G.T) / 2)
+    if eig[0] < -1e-8 * scale:
+        raise ValueError(
+            f"the {kernel.describe()} kernel gave a Gram matrix that is not positive semi-definite "
+            f"(smallest eigenvalue {eig[0]:.3g}, largest {eig[-1]:.3g}); use a Mercer kernel."
+        )
+    if need_invertible and eig[0] <= 1e-10 * eig[-1]:
+        raise ValueError(
+            f"method='nordic0' needs an invertible kernel matrix (it uses K^-1, paper Section 3.3) "
+            f"but the {kernel.describe()} Gram matrix is singular (condition number "
+            f"{eig[-1] / max(eig[0], 1e-300):.3g}). Use a smaller RBF width (larger gamma), remove "
+            "duplicated rows, or use method='nordic1'."
+        )
+    return eig

@@ -1,0 +1,293 @@
+"""NORDIC: the model specification, its formula front end and ``fit()``.
+
+The model holds the data (ordinal response coded 0..K-1, covariates) and the
+specification (method, kernel, C, ...); ``fit()`` builds the optimisation
+problem, hands it to a solver and wraps the answer in :class:`NORDICResults`.
+"""
+
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+import pandas as pd
+
+from nordicstats.data import (binary_signs, boundary_names, check_consistent_length, check_exog,
+                              encode_ordinal)
+from nordicstats.kernels import check_gram, make_kernel
+from nordicstats.solvers import METHODS, NONCROSSING, NordicProblem, solve
+
+__all__ = ["NORDIC"]
+
+METHOD_NAMES = {"bsvm": "BSVM", "nordic0": "NORDIC-0", "nordic1": "NORDIC-1", "nordic2": "NORDIC-2"}
+PENALTIES = ("l2", "l1")
+
+
+class NORDIC:
+    """Noncrossing ordinal classification (Qiao): K-1 jointly trained SVM boundaries.
+
+    Boundary k separates levels ``1..k`` from ``k+1..K``; its discriminant is
+
+        f_k(x) = sum_j omega_{k,j} K(x_j, x) + b_k      (representer form, Section 3.1)
+
+    and the fit minimises (eq. primal_problem, C = 1/lambda)
+
+        sum_k 1/2 omega_k' K omega_k + C sum_{k,i} (1 - y_i^(k) f_k(x_i))_+
+
+    subject to the method's noncrossing constraints:
+
+    * ``"bsvm"``: none (Frank & Hall's K-1 separate SVMs, the paper's BSVM);
+    * ``"nordic0"``: b_k >= b_{k+1}, omega_{k,i} >= omega_{k+1,i} (eqs. constraint_b,
+      constraint_omega); needs a kernel that is never negative;
+    * ``"nordic1"``: ``noncrossing="separate"`` (kernel default): b_k >= b_{k+1} and
+      K omega_k >= K omega_{k+1} (eqs. primal_constraint3-4); ``noncrossing="joint"``
+      (linear default, eq. linearNORDIC): f_k(x_i) >= f_{k+1}(x_i);
+    * ``"nordic2"``: not (f_k(x_i) < 0 and f_{k+1}(x_i) > 0) for every i, k
+      (Section 4), with the l1 penalty ``sum_k ||omega_k||_1`` by default or the
+      l2 penalty (``penalty="l2"``), solved by SCIP (``pip install nordicstats[milp]``).
+
+    Parameters
+    ----------
+    endog : array-like of shape (n,)
+        Ordinal response.  An ordered ``pandas.Categorical`` gives the order;
+        other labels need ``order=`` or are sorted (the summary shows which).
+    exog : array-like of shape (n, d)
+        Numeric covariates.
+    method : {"nordic1", "nordic0", "nordic2", "bsvm"}, default="nordic1"
+    kernel : {"rbf", "linear", "poly"} or callable, default="rbf"
+        RBF is exp(-gamma ||x - x'||^2); a callable maps (A, B) to the Gram matrix.
+    C : float, default=1.0
+        Weight of the hinge loss, C = 1/lambda in the paper.
+    gamma : float, optional
+        Kernel scale.  RBF default: the paper's rule with the median pairwise
+        distance sigma, gamma = 1/(2 sigma^2); poly default 1/d.
+    degree, coef0 : int, float
+        Polynomial kernel (gamma x'x' + coef0)^degree.
+    order : sequence, optional
+        Levels of ``endog`` from lowest to highest.
+    noncrossing : {"separate", "joint"}, optional
+        Form of the NORDIC-1 constraints (see above).
+    penalty : {"l1", "l2"}, optional
+        NORDIC-2 only; default "l1" as in the paper.
+    solver : str, default="auto"
+        ``"auto"`` picks by method and size; see :mod:`nordicstats.solvers`.
+    solver_options : dict, optional
+        Passed to the solver (e.g. ``{"time_limit": 60}`` for SCIP).
+
+    Examples
+    --------
+    >>> from nordicstats.datasets import load_balance_scale
+    >>> data = load_balance_scale()
+    >>> model = NORDIC.from_formula("balance ~ left_weight * left_distance + "
+    ...                             "right_weight * right_distance", data.iloc[::5], C=1.0)
+    >>> res = model.fit()
+    >>> res.crossing_rate()
+    0.0
+    """
+
+    def __init__(self, endog, exog, method="nordic1", kernel="rbf", C=1.0, gamma=None, degree=3,
+                 coef0=1.0, order=None, noncrossing=None, penalty=None, solver="auto",
+                 solver_options=None):
+        self.method = _check_choice(method, "method", METHODS)
+        self.C = _check_C(C)
+        self.response = encode_ordinal(endog, order=order)
+        self.exog, self.exog_names = check_exog(exog)
+        check_consistent_length(self.response.codes.size, self.exog.shape[0])
+        self.kernel = make_kernel(kernel, self.exog, gamma=gamma, degree=degree, coef0=coef0)
+        default_form = "joint" if self.kernel.is_linear else "separate"
+        self.noncrossing = _check_choice(noncrossing or default_form, "noncrossing", NONCROSSING)
+        self.penalty = _check_choice(penalty or ("l1" if self.method == "nordic2" else "l2"),
+                                     "penalty", PENALTIES)
+        if self.penalty == "l1" and self.method != "nordic2":
+            raise ValueError(f"penalty='l1' is only available for method='nordic2'; "
+                             f"method={self.method!r} is a QP with the l2 penalty.")
+        if self.method == "nordic0" and self.kernel.name not in ("rbf", "callable") \
+                and not self.kernel.never_negative:
+            raise ValueError(
+                f"method='nordic0' needs a kernel that is never negative (omega ordering implies "
+                f"f_k >= f_k+1 only then, paper Section 3.1); the {self.kernel.describe()} kernel "
+                "can be negative. Use kernel='rbf', or method='nordic1', which needs no sign "
+                "condition."
+            )
+        self.solver = solver
+        self.solver_options = dict(solver_options or {})
+        self.design_info = None
+        self.formula = None
+        self.n_dropped = 0
+        self._gram = None
+
+    # --- construction ------------------------------------------------------------------------
+    @classmethod
+    def from_formula(cls, formula, data, subset=None, missing="drop", **kwargs):
+        """Create a model from a formula ``"response ~ terms"`` and a DataFrame.
+
+        The response must be a column name (ideally an ordered categorical);
+        the right-hand side is expanded by patsy (dummies for categorical
+        terms, interactions, transforms).  The intercept column is dropped
+        because every boundary has its own b_k.
+
+        Parameters
+        ----------
+        formula : str
+        data : pandas.DataFrame
+        subset : array-like of bool or index, optional
+            Rows to use.
+        missing : {"drop", "raise"}, default="drop"
+            Rows with a missing response or covariate are dropped (and counted
+            in the summary) or raise.
+        **kwargs
+            Passed to :class:`NORDIC`.
+
+        Returns
+        -------
+        NORDIC
+        """
+        import patsy
+
+        if not isinstance(data, pd.DataFrame):
+            raise TypeError(f"data must be a pandas DataFrame; got {type(data).__name__}.")
+        if missing not in ("drop", "raise"):
+            raise ValueError(f"missing must be 'drop' or 'raise'; got {missing!r}.")
+        lhs, sep, rhs = formula.partition("~")
+        response = lhs.strip()
+        if not sep or response not in data.columns:
+            raise ValueError(
+                f"formula {formula!r} must read 'response ~ terms' with the response a column of "
+                f"data (columns: {list(data.columns)})."
+            )
+        if subset is not None:
+            data = data.loc[subset]
+        n_rows = len(data)
+        if missing == "raise" and data[response].isna().any():
+            raise ValueError(f"the response column {response!r} has missing values; "
+                             "use missing='drop' or remove them.")
+        data = data[data[response].notna()]
+        na_action = patsy.NAAction(NA_types=["None", "NaN"]) if missing == "drop" else \
+            patsy.NAAction(on_NA="raise")
+        try:
+            design = patsy.dmatrix(rhs, data, NA_action=na_action, return_type="dataframe")
+        except patsy.PatsyError as exc:
+            raise ValueError(f"could not build the design matrix for {formula!r}: {exc}") from exc
+        exog = design.drop(columns=["Intercept"], errors="ignore")
+        endog = data.loc[exog.index, response]
+        model = cls(endog, exog, **kwargs)
+        model.design_info = design.design_info
+        model.formula = formula
+        model.n_dropped = n_rows - len(exog)
+        return model
+
+    # --- names -------------------------------------------------------------------------------
+    @property
+    def levels(self):
+        """The K ordered levels of the response."""
+        return self.response.levels
+
+    @property
+    def boundary_names(self):
+        """``["a|b", ...]``: the K-1 boundaries between adjacent levels."""
+        return boundary_names(self.levels)
+
+    @property
+    def endog_names(self):
+        """Name of the response."""
+        return self.response.name
+
+    @property
+    def nobs(self):
+        """Number of observations used."""
+        return self.exog.shape[0]
+
+    # --- fitting -----------------------------------------------------------------------------
+    @property
+    def gram(self):
+        """Training kernel matrix K (computed once, checked once)."""
+        if self._gram is None:
+            G = self.kernel(self.exog, self.exog)
+            if self.kernel.name == "callable":
+                check_gram(G, self.kernel)
+                if self.method == "nordic0" and np.min(G) < 0:
+                    raise ValueError(
+                        "method='nordic0' needs a kernel that is never negative, but the callable "
+                        f"kernel has negative Gram entries (min {np.min(G):.3g}). Use method="
+                        "'nordic1'."
+                    )
+            self._gram = G
+        return self._gram
+
+    def build_problem(self, method=None, C=None):
+        """The :class:`NordicProblem` of this model (optionally with another method or C)."""
+        method = self.method if method is None else method
+        return NordicProblem(
+            gram=self.gram, signs=binary_signs(self.response.codes, self.response.n_levels),
+            C=self.C if C is None else C, method=method, noncrossing=self.noncrossing,
+            penalty=self.penalty if method == "nordic2" else "l2",
+            X=self.exog if self.kernel.is_linear else None,
+        )
+
+    def fit(self, cov_type=None, cov_kwds=None, fitted_at=None, **solver_options):
+        """Fit the model.
+
+        Parameters
+        ----------
+        cov_type : str, optional
+            Covariance of the linear coefficients (see :mod:`nordicstats.inference`).
+        cov_kwds : dict, optional
+            Options of the covariance estimator.
+        fitted_at : datetime, optional
+            Time stamp shown in the summary (default: now); set it for
+            reproducible summaries.
+        **solver_options
+            Override ``solver_options`` given to the constructor.
+
+        Returns
+        -------
+        NORDICResults
+        """
+        from nordicstats.results import NORDICResults
+
+        options = {**self.solver_options, **solver_options}
+        solver_result = solve(self.build_problem(), solver=self.solver, **options)
+        return NORDICResults(self, solver_result, cov_type=cov_type, cov_kwds=cov_kwds,
+                             fitted_at=fitted_at)
+
+    # --- new data ----------------------------------------------------------------------------
+    def exog_for(self, X):
+        """Covariates of new data in the training layout (formula models apply the design).
+
+        Raises
+        ------
+        ValueError
+            Wrong number of columns, missing columns, NaN.
+        """
+        if self.design_info is not None and isinstance(X, pd.DataFrame):
+            import patsy
+
+            try:
+                (design,) = patsy.build_design_matrices([self.design_info], X,
+                                                        return_type="dataframe")
+            except patsy.PatsyError as exc:
+                raise ValueError(f"new data do not fit the model formula: {exc}") from exc
+            X = design.drop(columns=["Intercept"], errors="ignore")
+        elif isinstance(X, pd.DataFrame) and set(self.exog_names) <= set(map(str, X.columns)):
+            X = X.rename(columns=str)[self.exog_names]
+        values, _ = check_exog(X, name="X")
+        if values.shape[1] != self.exog.shape[1]:
+            raise ValueError(
+                f"X has {values.shape[1]} columns but the model was fitted with "
+                f"{self.exog.shape[1]} ({self.exog_names})."
+            )
+        return values
+
+
+def _check_choice(value, name, allowed):
+    if not isinstance(value, str) or value not in allowed:
+        raise ValueError(
+            f"The '{name}' parameter of NORDIC must be one of {list(allowed)}. Got {value!r} instead."
+        )
+    return value
+
+
+def _check_C(C):
+    if isinstance(C, bool) or not isinstance(C, numbers.Real) or not np.isfinite(C) or C <= 0:
+        raise ValueError(f"The 'C' parameter of NORDIC must be a float in (0, inf). Got {C!r} instead.")
+    return float(C)

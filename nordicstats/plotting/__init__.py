@@ -1,0 +1,11 @@
+"""Plotting functions (matplotlib is imported only when a function is called).
+
+Each function has the form ``f(data, ax=None or fig=None, **kwargs)`` and returns the
+matplotlib Axes or Figure it drew on.
+"""
+
+from nordicstats.plotting.experiments import (  # noqa: F401
+    plot_confusion_grid,
+    plot_error_by_dimension,
+    plot_error_by_n,
+)

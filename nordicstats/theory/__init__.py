@@ -1,0 +1,61 @@
+"""Theory of ordinal classification (paper, Section 5.1) and the simulation designs' truth.
+
+* :mod:`~nordicstats.theory.bayes` -- the mode and median Bayes rules and their
+  conditional risks under 0-1, absolute and cost-matrix losses;
+* :mod:`~nordicstats.theory.losses` -- a library of margin losses V(u);
+* :mod:`~nordicstats.theory.consistency` -- numerical checks of generalized
+  Fisher consistency (Definition 1), one eta at a time or over many;
+* :mod:`~nordicstats.theory.designs` -- true class probabilities given the
+  *observed* covariates of the paper's nonlinear and donut designs
+  (Section 6), Bayes errors and excess risks.
+"""
+
+from nordicstats.theory.bayes import (
+    bayes_rule_multiclass,
+    bayes_rule_ordinal,
+    check_probabilities,
+    conditional_risk,
+    loss_matrix,
+    prediction_risks,
+    upper_tail,
+)
+from nordicstats.theory.consistency import (
+    FisherConsistencyResult,
+    FisherReport,
+    fisher_consistency,
+    fisher_consistency_report,
+    near_half_probabilities,
+)
+from nordicstats.theory.designs import (
+    BayesErrorResult,
+    bayes_error,
+    design_probabilities,
+    donut_probabilities,
+    excess_risk,
+    nonlinear_observed_probabilities,
+)
+from nordicstats.theory.losses import MARGIN_LOSSES, MarginLoss, get_margin_loss
+
+__all__ = [
+    "bayes_rule_ordinal",
+    "bayes_rule_multiclass",
+    "check_probabilities",
+    "upper_tail",
+    "loss_matrix",
+    "conditional_risk",
+    "prediction_risks",
+    "MarginLoss",
+    "MARGIN_LOSSES",
+    "get_margin_loss",
+    "fisher_consistency",
+    "fisher_consistency_report",
+    "near_half_probabilities",
+    "FisherConsistencyResult",
+    "FisherReport",
+    "nonlinear_observed_probabilities",
+    "donut_probabilities",
+    "design_probabilities",
+    "bayes_error",
+    "excess_risk",
+    "BayesErrorResult",
+]
