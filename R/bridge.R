@@ -10,16 +10,18 @@
 
 .bridge <- new.env(parent = emptyenv())
 
-## Source directory at installation time (R CMD INSTALL sets R_PACKAGE_SOURCE);
-## evaluated when the package is built, so it is frozen into the installed code.
-.install_source <- Sys.getenv("R_PACKAGE_SOURCE", "")
+## The repository the package was installed from: `R CMD INSTALL .` evaluates
+## this line in the source directory, so the path is frozen into the installed
+## code.  Empty when installed from a tarball (no pyproject.toml there).
+.install_source <- if (file.exists("pyproject.toml") && file.exists("DESCRIPTION"))
+    normalizePath(getwd()) else ""
 
-#' Which Python the bridge uses
-#'
-#' Order: option `nordicstats.python`, environment variable
-#' `NORDICSTATS_PYTHON`, then `.venv/bin/python` in the directory the package
-#' was installed from (`R CMD INSTALL .` in the repository).
-#' @keywords internal
+## Which Python the bridge uses
+##
+## Order: option `nordicstats.python`, environment variable
+## `NORDICSTATS_PYTHON`, then `.venv/bin/python` in the directory the package
+## was installed from (`R CMD INSTALL .` in the repository).
+## @keywords internal
 nordic_python <- function() {
     candidates <- c(getOption("nordicstats.python", ""),
                     Sys.getenv("NORDICSTATS_PYTHON", ""),
@@ -48,19 +50,24 @@ nordic_python <- function() {
     ## Tell rpy2 that R is already running in this process (it attaches instead
     ## of starting a second R).
     Sys.setenv(R_SESSION_INITIALIZED = sprintf("PID=%d:NAME=\"nordicstats\"", Sys.getpid()))
-    res <- tryCatch({
+    res <- tryCatch(withCallingHandlers({
         reticulate::use_python(python, required = TRUE)
         reticulate::py_run_string(
             "import nordicstats.r.bridge as _nb\n_nb.attach()\ndel _nb",
             local = TRUE, convert = FALSE)
         NULL
-    }, error = function(e) conditionMessage(e))
+    }, warning = .muffle_project_warning), error = function(e) conditionMessage(e))
     if (!is.null(res) || !.bridge_ready())
         stop("could not start the Python side of nordicstats with '", python, "': ",
              if (is.null(res)) "the bridge did not register" else res,
              call. = FALSE)
     invisible(TRUE)
 }
+
+## reticulate 1.28 warns about Poetry/Pipenv projects it finds in the working
+## directory; the Python to use is chosen explicitly here, so that is noise.
+.muffle_project_warning <- function(w)
+    if (grepl("Poetry|Pipenv", conditionMessage(w))) invokeRestart("muffleWarning")
 
 .ensure_bridge <- function() {
     if (!.bridge_ready()) .start_python()
@@ -70,15 +77,18 @@ nordic_python <- function() {
 ## Call the exposed Python function `name` with named arguments.  Python
 ## errors become R errors of class c(<Python class>, "nordicstats_python_error",
 ## "error", "condition"); Python warnings become R warnings.
-.py <- function(name, ..., .call = sys.call(-1L)) {
+.py <- function(name, ..., .call = sys.call(-1L))
+    .py_list(name, list(...), .call)
+
+.py_list <- function(name, args, call) {
     .ensure_bridge()
-    out <- .bridge$dispatch(name, list(...))
+    out <- .bridge$dispatch(name, args)
     for (i in seq_along(out$warnings))
-        warning(warningCondition(out$warnings[[i]], call = .call,
+        warning(warningCondition(out$warnings[[i]], call = call,
                                  class = c(out$warning_classes[[i]],
                                            "nordicstats_python_warning")))
     if (!is.null(out$error))
-        stop(errorCondition(out$error, call = .call,
+        stop(errorCondition(out$error, call = call,
                             class = c(out$error_class, "nordicstats_python_error"),
                             traceback = out$traceback))
     out$value

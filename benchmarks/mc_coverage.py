@@ -8,6 +8,10 @@ Designs (K = 3, d = 2, common covariance S = [[1, .4], [.4, 1]]):
   The reflection x -> -x maps class 1 to class 3, so the risk of boundary 2 at (b, w)
   equals the risk of boundary 1 at (-b, w): w_1* = w_2* and b_2* = -b_1* exactly.
   This is a true H0 for test_parallel (the computed w_k* are printed to confirm).
+* ``overlap``: the same symmetric construction with means +-(.75, .25), 0 and priors
+  (.45, .1, .45): heavily overlapping classes, so many points sit inside both margins and
+  the cross-boundary covariance G_12 matters (it shrinks Var(w_1 - w_2) to ~0.4 of the
+  block-diagonal value); also a true H0.
 * ``shifted``: means (-1.5, 0), (0, .3), (1.2, 1.2), priors (.25, .45, .3): boundaries
   not parallel (power of test_parallel).
 
@@ -48,6 +52,7 @@ from nordicstats.inference import (  # noqa: E402
 S = np.array([[1.0, 0.4], [0.4, 1.0]])
 DESIGNS = {
     "parallel": ((0.3, 0.4, 0.3), np.array([[-1.5, -0.5], [0.0, 0.0], [1.5, 0.5]])),
+    "overlap": ((0.45, 0.1, 0.45), np.array([[-0.75, -0.25], [0.0, 0.0], [0.75, 0.25]])),
     "shifted": ((0.25, 0.45, 0.3), np.array([[-1.5, 0.0], [0.0, 0.3], [1.2, 1.2]])),
 }
 
@@ -128,7 +133,7 @@ def run(design, n, reps, solver, seed):
 
 
 def report(design, n, out, reps):
-    terms = ["Intercept", "x1", "x2"]
+    terms = ["Int", "x1", "x2"]
     cov = out["coverage"]
     cells = "  ".join(f"{t}@{k + 1}|{k + 2}={cov[j, k]:.3f}"
                       for k in range(cov.shape[1]) for j, t in enumerate(terms))

@@ -6,6 +6,7 @@ import numpy as np
 from statsmodels.iolib.summary import Summary
 from statsmodels.iolib.table import SimpleTable
 
+from nordicstats import inference
 from nordicstats.model import METHOD_NAMES
 
 __all__ = ["build_summary"]
@@ -46,6 +47,7 @@ def build_summary(results, alpha=0.05):
         right.append(("MIP gap:", [_fmt(sr.gap)]))
     if getattr(model, "n_dropped", 0):
         left.append(("Rows dropped (NA):", [str(model.n_dropped)]))
+    right.extend(inference.header_rows(results))  # inference (issue 4): Cov. Type, Bandwidth
     if len(left) != len(right):
         short = left if len(left) < len(right) else right
         short.extend([(" ", [" "])] * abs(len(left) - len(right)))
@@ -80,6 +82,8 @@ def _coefficient_tables(results, alpha):
     """Per-boundary coefficient blocks for linear fits (with inference when available)."""
     if not results.model.kernel.is_linear:
         return []
+    if getattr(results, "_cov", None) is not None:  # inference (issue 4): one block per boundary
+        return inference.coefficient_tables(results, alpha)
     params = results.params
     rows = [[term] + [f"{v:.4f}" for v in params.loc[term]] for term in params.index]
     return [SimpleTable(rows, headers=["term", *params.columns],
@@ -109,6 +113,7 @@ def _notes(results):
                      f"the relative gap is {_fmt(sr.gap)}.")
     if len(results.levels) == 2:
         lines.append("K = 2: a single boundary, i.e. an ordinary SVM; noncrossing is void.")
+    lines.extend(inference.summary_notes(results))  # inference (issue 4)
     return lines
 
 

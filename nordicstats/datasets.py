@@ -301,6 +301,8 @@ def stratified_split(y, sizes, random_state=None):
 
 def _proportional_counts(size, available):
     """Largest-remainder allocation of ``size`` over classes, capped by availability."""
+    if size == 0:
+        return np.zeros(available.size, dtype=int)
     quota = size * available / available.sum()
     counts = np.floor(quota).astype(int)
     remainder = quota - counts

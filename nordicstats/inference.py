@@ -30,24 +30,26 @@ Parameters are stacked boundary-major: the vector is ``params.T.ravel()`` for a
 
 from __future__ import annotations
 
-import re
 import warnings
 from dataclasses import dataclass, field
+from functools import partial
+from types import MappingProxyType
 
 import numpy as np
+import pandas as pd
 from scipy import optimize, stats
 
+from nordicstats.bootstrap import BootstrapCovariance, bootstrap_replicates
+from nordicstats.data import binary_signs
 from nordicstats.exceptions import InferenceWarning
 
 __all__ = [
     "BahadurCovariance",
-    "WaldTestResult",
+    "CovarianceResult",
     "bandwidth",
     "check_cov_kwds",
+    "compute_covariance",
     "margin_residuals",
-    "parse_restrictions",
-    "parallel_restrictions",
-    "wald_test",
     "side_count_warning",
     "population_svm",
     "COND_MAX",
@@ -328,221 +330,225 @@ def side_count_warning(signs, names):
             "zero). Consider cov_type='bootstrap' or more data.")
 
 
-# --- Wald tests ------------------------------------------------------------------------------
-@dataclass(frozen=True)
-class WaldTestResult:
-    """A chi-square Wald test of R beta = q.
+# --- covariance of a fitted model (used by NORDICResults) -------------------------------------
+@dataclass(frozen=True, eq=False)
+class CovarianceResult:
+    """The covariance attached to a :class:`~nordicstats.results.NORDICResults`.
 
     Attributes
     ----------
-    statistic : float
-        (R beta^ - q)' (R V R')^{-1} (R beta^ - q).
-    df : int
-        Number of restrictions (rank of R).
-    pvalue : float
-        P(chi2_df >= statistic).
-    hypothesis : tuple of str
-        The restrictions in words.
-    title : str
+    cov : ndarray of shape ((K-1)(1+d), (K-1)(1+d))
+        Joint covariance of the boundary-major parameter vector (NaN rows/columns for
+        boundaries without valid standard errors).
+    cov_type : {"bahadur", "bootstrap"}
+    cov_kwds : mapping
+        The resolved options.
+    description : str
+        One line for the summary.
+    bandwidths : tuple of float or None
+        Bandwidth used for each boundary (``"bahadur"``).
+    notes : tuple of str
+        The InferenceWarnings raised when the covariance was computed.
     """
 
-    statistic: float
-    df: int
-    pvalue: float
-    hypothesis: tuple = field(default_factory=tuple)
-    title: str = "Wald test"
-
-    def __str__(self):
-        h0 = "\n".join(f"    {h}" for h in self.hypothesis)
-        return (f"{self.title}\nH0:\n{h0}\nchi2({self.df}) = {self.statistic:.4f}, "
-                f"p-value = {self.pvalue:.4g}")
+    cov: np.ndarray
+    cov_type: str
+    cov_kwds: object
+    description: str
+    bandwidths: tuple | None = None
+    notes: tuple = field(default_factory=tuple)
 
 
-def wald_test(params, cov, R, q=None, hypothesis=(), title="Wald test"):
-    """Chi-square Wald test of the linear restrictions R beta = q.
+def _nonlinear_error(model, cov_type):
+    return ValueError(
+        f"cov_type={cov_type!r} needs kernel='linear'. Wald inference (bse, z-tests, conf_int) "
+        "is for the coefficients b_k, w_k of linear NORDIC (the paper's Theorem 1, Section 5.2); "
+        f"this fit uses the {model.kernel.describe()} kernel, whose boundaries have no finite "
+        "coefficient vector, so cov_type='bootstrap' has no coefficients to resample either. "
+        "Refit with kernel='linear', or fit with cov_type=None."
+    )
+
+
+def compute_covariance(results, cov_type=None, cov_kwds=None, stacklevel=5):
+    """Covariance of the coefficients of a fitted linear NORDIC, with its guards.
 
     Parameters
     ----------
-    params : ndarray of shape (p,)
-        Boundary-major parameter vector.
-    cov : ndarray of shape (p, p)
-    R : ndarray of shape (m, p)
-    q : ndarray of shape (m,), optional
-        Defaults to zeros.
+    results : NORDICResults
+    cov_type : {None, "bahadur", "bootstrap", "none"}
+        ``None`` means ``"bahadur"`` for linear fits and no covariance for kernel fits;
+        ``"none"`` skips the covariance (bootstrap refits use it).
+    cov_kwds : dict, optional
+        See :func:`check_cov_kwds`.
 
     Returns
     -------
-    WaldTestResult
-        NaN statistic and p-value (with an InferenceWarning) when the restricted
-        covariance involves a NaN entry.
+    CovarianceResult or None
 
     Raises
     ------
     ValueError
-        Wrong shapes or linearly dependent restrictions.
+        A covariance requested for a non-linear kernel, or invalid options.
 
-    Examples
-    --------
-    >>> str(wald_test(np.array([1.0, 0.0]), np.eye(2), np.array([[1.0, -1.0]])).df)
-    '1'
+    Warns
+    -----
+    InferenceWarning
+        Boundaries with a constant classifier or a near-singular H (their standard
+        errors are NaN); fewer than :data:`MIN_SIDE_COUNT` observations on a side of a
+        boundary; noncrossing constraints active at the solution.
     """
-    params = np.asarray(params, dtype=float).ravel()
-    R = np.atleast_2d(np.asarray(R, dtype=float))
-    q = np.zeros(R.shape[0]) if q is None else np.atleast_1d(np.asarray(q, dtype=float))
-    if R.shape[1] != params.size or q.shape != (R.shape[0],):
-        raise ValueError(
-            f"R must have shape (m, {params.size}) and q shape (m,); got R {R.shape}, q {q.shape}."
-        )
-    if np.linalg.matrix_rank(R) < R.shape[0]:
-        raise ValueError(f"The {R.shape[0]} restrictions in R are linearly dependent; drop the "
-                         "redundant rows.")
-    middle = R @ cov @ R.T
-    hypothesis = tuple(hypothesis) or tuple(_describe_rows(R, q))
-    if not np.all(np.isfinite(middle)):
-        warnings.warn("The covariance of the restricted combination is not available (NaN); "
-                      "see the InferenceWarning raised when the covariance was computed.",
-                      InferenceWarning, stacklevel=2)
-        return WaldTestResult(np.nan, R.shape[0], np.nan, hypothesis, title)
-    diff = R @ params - q
-    stat = float(diff @ np.linalg.solve(middle, diff))
-    return WaldTestResult(stat, R.shape[0], float(stats.chi2.sf(stat, R.shape[0])), hypothesis,
-                          title)
+    model = results.model
+    if cov_type is None:
+        if not model.kernel.is_linear:
+            if cov_kwds:
+                raise _nonlinear_error(model, "bahadur")
+            return None
+        cov_type = "bahadur"
+    if cov_type == "none":
+        return None
+    kwds = check_cov_kwds(cov_type, cov_kwds)
+    if not model.kernel.is_linear:
+        raise _nonlinear_error(model, cov_type)
+    K = model.response.n_levels
+    signs = binary_signs(model.response.codes, K)
+    params = results.params.to_numpy()
+    names = list(results.boundary_names)
+    notes, bandwidths = [], None
+    if cov_type == "bahadur":
+        est = BahadurCovariance(model.exog, signs, params, **kwds)
+        bandwidths = tuple(float(h) for h in est.bandwidths)
+        notes += [n for n in (side_count_warning(signs, names), _active_note(results)) if n]
+    else:
+        reps, failed = bootstrap_replicates(
+            partial(_refit_params, _refit_spec(model), model.exog, model.response.codes),
+            model.response.codes, n_boot=kwds["n_boot"], random_state=kwds["random_state"],
+            n_jobs=kwds["n_jobs"], disable=kwds["disable"])
+        est = BootstrapCovariance(reps, failed, kwds["random_state"])
+    notes = [f"Boundary {names[k]} has no standard errors: {why}." for k, why in
+             sorted(est.degenerate.items())] + notes
+    for note in notes:
+        warnings.warn(note, InferenceWarning, stacklevel=stacklevel)
+    return CovarianceResult(cov=est.cov, cov_type=cov_type, cov_kwds=MappingProxyType(kwds),
+                            description=est.describe(), bandwidths=bandwidths, notes=tuple(notes))
 
 
-def _describe_rows(R, q, labels=None):
-    for row, value in zip(R, q):
-        parts = [f"{c:+g}*{labels[j] if labels else f'p[{j}]'}" for j, c in enumerate(row) if c]
-        yield f"{' '.join(parts)} = {value:g}"
+def _refit_spec(model):
+    return {"method": model.method, "C": model.C, "noncrossing": model.noncrossing,
+            "penalty": model.penalty, "solver": model.solver,
+            "solver_options": dict(model.solver_options)}
 
 
-def parallel_restrictions(n_boundaries, n_terms):
-    """R for H0: w_1 = ... = w_{K-1} (slopes only), boundary-major layout.
+def _refit_params(spec, X, codes, idx):
+    """Refit linear NORDIC on the rows idx and return its (1 + d, K-1) coefficients."""
+    from nordicstats.model import NORDIC
 
-    Row (k, j) is w_{k,j} - w_{k+1,j} = 0 for k = 1..K-2 and slopes j = 1..d.
-
-    Examples
-    --------
-    >>> parallel_restrictions(3, 2).tolist()
-    [[0.0, 1.0, 0.0, -1.0, 0.0, 0.0], [0.0, 0.0, 0.0, 0.0, 1.0, -1.0]]
-    """
-    if n_boundaries < 2:
-        raise ValueError("test_parallel needs at least two boundaries (K >= 3 classes).")
-    rows = []
-    for k in range(n_boundaries - 1):
-        for j in range(1, n_terms):
-            row = np.zeros(n_boundaries * n_terms)
-            row[k * n_terms + j], row[(k + 1) * n_terms + j] = 1.0, -1.0
-            rows.append(row)
-    return np.array(rows)
+    res = NORDIC(codes[idx], X[idx], kernel="linear", **spec).fit(cov_type="none")
+    return res.params.to_numpy()
 
 
-_NUMBER = r"(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?"
+def _active_note(results, tol=1e-8):
+    """InferenceWarning text when noncrossing constraints bind at the solution, else None."""
+    model, sr = results.model, results.solver_result
+    if model.method == "bsvm" or model.response.n_levels < 3:
+        return None
+    count = sr.info.get("active_noncrossing")
+    if count is None and "phi" in sr.multipliers:
+        scale = tol * max(1.0, model.C)
+        count = int(np.sum(np.asarray(sr.multipliers["phi"]) > scale)
+                    + np.sum(np.asarray(sr.multipliers.get("gamma", [])) > scale))
+    if count is None:
+        price = results.price_of_noncrossing
+        if not price:
+            return ("whether the noncrossing constraints bind could not be checked for this "
+                    "solver; if they do, Theorem 1 (same limit law as the unconstrained SVM) is "
+                    "only asymptotic and the intervals may be distorted.")
+        count = int(price["bsvm_crossing_rate"] > 0
+                    or price["objective_increase"] > 1e-6 * max(1.0, abs(price["bsvm_objective"])))
+    if not count:
+        return None
+    return (f"{count} noncrossing constraint(s) are active at the solution. Theorem 1 (the "
+            "constrained fit has the unconstrained SVM's limit law) is asymptotic, so at this "
+            "sample size the Bahadur intervals may be distorted; compare with cov_type="
+            "'bootstrap'.")
 
 
-def parse_restrictions(text, labels):
-    """Turn ``"x1@1|2 = x1@2|3, 2*x2@1|2 - x2@2|3 = 0.5"`` into (R, q).
-
-    Syntax: restrictions separated by commas (or a list of strings); each is
-    ``lhs = rhs`` (``= 0`` may be omitted), where each side is a sum of terms
-    ``[number *] label`` or plain numbers joined by ``+``/``-``.  A label is
-    ``term@boundary`` (e.g. ``Intercept@1|2``).  Labels are matched literally
-    against the known ones, longest first, so names containing ``+``, ``-`` or ``:``
-    (patsy interactions) work.
-
-    Parameters
-    ----------
-    text : str or sequence of str
-    labels : sequence of str
-        The ``term@boundary`` labels in boundary-major order.
-
-    Returns
-    -------
-    R : ndarray of shape (m, p)
-    q : ndarray of shape (m,)
-
-    Examples
-    --------
-    >>> R, q = parse_restrictions("a@1|2 = a@2|3 + 1", ["a@1|2", "a@2|3"])
-    >>> R.tolist(), q.tolist()
-    ([[1.0, -1.0]], [1.0])
-    """
-    pieces = [text] if isinstance(text, str) else list(text)
-    pieces = [p.strip() for piece in pieces for p in _split_commas(piece, labels) if p.strip()]
-    if not pieces:
-        raise ValueError("The hypothesis string is empty; write e.g. 'x1@1|2 = x1@2|3'.")
-    index = {label: j for j, label in enumerate(labels)}
-    token = re.compile("|".join([re.escape(lb) for lb in sorted(labels, key=len, reverse=True)]
-                                + [_NUMBER, r"[-+*=]"]))
-    R, q = np.zeros((len(pieces), len(labels))), np.zeros(len(pieces))
-    for row, piece in enumerate(pieces):
-        sides = _tokenize(piece, token, labels)
-        if sides.count("=") > 1:
-            raise ValueError(f"Restriction {piece!r} has more than one '='.")
-        split = sides.index("=") if "=" in sides else len(sides)
-        for side, tokens in ((1.0, sides[:split]), (-1.0, sides[split + 1:])):
-            for coef, label in _linear_terms(tokens, piece):
-                if label is None:
-                    q[row] -= side * coef
-                else:
-                    R[row, index[label]] += side * coef
-    return R, q
+# --- pandas views and summary pieces ---------------------------------------------------------
+def param_index(results):
+    """MultiIndex (boundary, term) of the boundary-major parameter vector."""
+    return pd.MultiIndex.from_product([list(results.boundary_names), list(results.params.index)],
+                                      names=["boundary", "term"])
 
 
-def _split_commas(piece, labels):
-    """Split on commas that are not part of a label."""
-    masked = piece
-    for label in sorted(labels, key=len, reverse=True):
-        if "," in label:
-            masked = masked.replace(label, "\0" * len(label))
-    cuts = [i for i, ch in enumerate(masked) if ch == ","]
-    bounds = [-1, *cuts, len(piece)]
-    return [piece[a + 1:b] for a, b in zip(bounds[:-1], bounds[1:])]
+def param_labels(results):
+    """``term@boundary`` labels used by the restriction parser."""
+    return [f"{term}@{boundary}" for boundary, term in param_index(results)]
 
 
-def _tokenize(piece, token, labels):
-    tokens, pos = [], 0
-    while pos < len(piece):
-        if piece[pos].isspace():
-            pos += 1
-            continue
-        match = token.match(piece, pos)
-        if match is None:
-            shown = ", ".join(labels[:6]) + (", ..." if len(labels) > 6 else "")
-            raise ValueError(f"Cannot parse {piece[pos:]!r} in restriction {piece!r}. Parameters "
-                             f"are written term@boundary, e.g. one of: {shown}.")
-        tokens.append(match.group())
-        pos = match.end()
-    return tokens
+def as_table(results, vector):
+    """Boundary-major vector -> DataFrame shaped like ``results.params``."""
+    params = results.params
+    return pd.DataFrame(np.asarray(vector).reshape(params.shape[1], params.shape[0]).T,
+                        index=params.index, columns=params.columns)
 
 
-def _linear_terms(tokens, piece):
-    """Yield (coefficient, label or None) from a token list like ['-', '2', '*', 'x@1|2']."""
-    i, sign, expect_term = 0, 1.0, True
-    while i < len(tokens):
-        tok = tokens[i]
-        if tok in "+-" and expect_term:
-            sign *= -1.0 if tok == "-" else 1.0
-            i += 1
-            continue
-        if not expect_term and tok in "+-":
-            expect_term, sign = True, 1.0
-            continue
-        if tok in "*=" or not expect_term:
-            raise ValueError(f"Unexpected {tok!r} in restriction {piece!r}.")
-        if re.fullmatch(_NUMBER, tok) and i + 2 < len(tokens) + 1 and tokens[i + 1:i + 2] == ["*"]:
-            if i + 2 >= len(tokens) or re.fullmatch(_NUMBER, tokens[i + 2]):
-                raise ValueError(f"Expected a parameter after '*' in restriction {piece!r}.")
-            yield sign * float(tok), tokens[i + 2]
-            i += 3
-        elif re.fullmatch(_NUMBER, tok):
-            yield sign * float(tok), None
-            i += 1
-        else:
-            yield sign, tok
-            i += 1
-        expect_term = False
-    if expect_term and tokens:
-        raise ValueError(f"Restriction {piece!r} ends with an operator.")
+def summary_frame(results, alpha=0.05):
+    """One row per (boundary, term): coef, std err, z, P>|z| and the interval."""
+    lo, hi = f"[{alpha / 2:g}", f"{1 - alpha / 2:g}]"
+    ci = results.conf_int(alpha)
+    frame = pd.DataFrame({
+        "coef": results.params.to_numpy().T.ravel(),
+        "std err": results.bse.to_numpy().T.ravel(),
+        "z": results.tvalues.to_numpy().T.ravel(),
+        "P>|z|": results.pvalues.to_numpy().T.ravel(),
+    }, index=param_index(results))
+    frame[lo], frame[hi] = ci["lower"].to_numpy(), ci["upper"].to_numpy()
+    return frame
+
+
+def coefficient_tables(results, alpha=0.05):
+    """One statsmodels parameter table per boundary (coef, std err, z, P>|z|, interval)."""
+    from statsmodels.iolib.summary import summary_params
+
+    terms = list(results.params.index)
+    ci = results.conf_int(alpha).to_numpy()
+    tables = []
+    for k, name in enumerate(results.boundary_names):
+        rows = slice(k * len(terms), (k + 1) * len(terms))
+        cols = (results.params.iloc[:, k], results.bse.iloc[:, k], results.tvalues.iloc[:, k],
+                results.pvalues.iloc[:, k])
+        parts = (results, *[c.to_numpy() for c in cols], ci[rows])
+        tables.append(summary_params(parts, yname=f"boundary {name}", xname=terms, alpha=alpha,
+                                     use_t=False, title=f"Boundary {name}"))
+    return tables
+
+
+def header_rows(results):
+    """("Cov. Type:", ...) and ("Bandwidth:", ...) rows for the summary header."""
+    cov = getattr(results, "_cov", None)
+    if cov is None:
+        return []
+    rows = [("Cov. Type:", [cov.cov_type])]
+    if cov.bandwidths is not None:
+        rows.append(("Bandwidth:", [", ".join(f"{h:.4g}" for h in cov.bandwidths)]))
+    else:
+        rows.append(("Replicates:", [str(cov.cov_kwds["n_boot"])]))
+    return rows
+
+
+def summary_notes(results):
+    """Covariance description, the parallel-boundaries test and the inference warnings."""
+    cov = getattr(results, "_cov", None)
+    if cov is None:
+        return []
+    lines = [f"Covariance: {cov.description}."]
+    if len(results.boundary_names) > 1:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", InferenceWarning)
+            test = results.test_parallel()
+        lines.append(f"Parallel boundaries (H0: w_1 = ... = w_K-1): chi2({test.df}) = "
+                     f"{test.statistic:.4g}, p-value = {test.pvalue:.4g}.")
+    lines += [f"WARNING: {note}" for note in cov.notes]
+    return lines
 
 
 # --- population quantities for Gaussian-mixture designs ---------------------------------------

@@ -201,14 +201,130 @@ class NORDICResults:
         }
 
     # --- inference (issue 4) -----------------------------------------------------------------
+    # Covariance of the linear coefficients (nordicstats.inference). Parameters are stacked
+    # boundary-major; pandas views are indexed by boundary name and term.
     def _init_covariance(self, cov_type, cov_kwds):
-        self.cov_type = cov_type
-        self.cov_kwds = dict(cov_kwds or {})
-        if cov_type is not None:
-            raise ValueError(
-                f"cov_type={cov_type!r} is not available in this version: standard errors "
-                "for linear NORDIC are not implemented yet. Fit with cov_type=None."
-            )
+        from nordicstats.inference import compute_covariance
+
+        self._cov = compute_covariance(self, cov_type, cov_kwds)
+        self.cov_type = None if self._cov is None else self._cov.cov_type
+        self.cov_kwds = {} if self._cov is None else dict(self._cov.cov_kwds)
+
+    def _require_cov(self):
+        if self._cov is None:
+            fix = ("refit with cov_type='bahadur' or use get_robustcov_results()"
+                   if self.model.kernel.is_linear else "they exist for kernel='linear' fits only")
+            raise AttributeError(f"This fit has no covariance (cov_type=None); {fix}.")
+        return self._cov
+
+    def cov_params(self):
+        """Joint covariance of all coefficients, indexed by (boundary, term) on both axes.
+
+        Cov(beta^_k, beta^_l) = H_k^{-1} G_kl H_l^{-1} / n for ``cov_type="bahadur"``
+        (Koo et al. 2008 with the paper's Theorem 1), or the bootstrap covariance.
+        """
+        from nordicstats.inference import param_index
+
+        index = param_index(self)
+        return pd.DataFrame(self._require_cov().cov, index=index, columns=index)
+
+    @property
+    def bse(self):
+        """Standard errors, shaped like ``params`` (NaN where not available, with a warning)."""
+        from nordicstats.inference import as_table
+
+        return as_table(self, np.sqrt(np.diag(self._require_cov().cov)))
+
+    @property
+    def tvalues(self):
+        """z statistics params / bse."""
+        return self.params / self.bse
+
+    @property
+    def pvalues(self):
+        """Two-sided normal p-values of H0: coefficient = 0."""
+        from scipy import stats
+
+        z = self.tvalues
+        return pd.DataFrame(2.0 * stats.norm.sf(np.abs(z.to_numpy())), index=z.index,
+                            columns=z.columns)
+
+    @property
+    def bandwidth(self):
+        """Bandwidth h_k of the Bahadur Hessian estimate per boundary (None for bootstrap)."""
+        cov = self._require_cov()
+        return None if cov.bandwidths is None else pd.Series(
+            cov.bandwidths, index=self.boundary_names, name="bandwidth")
+
+    def conf_int(self, alpha=0.05):
+        """Wald intervals beta^ -+ z_{1-alpha/2} se, rows (boundary, term), columns lower/upper."""
+        from scipy import stats
+
+        from nordicstats.inference import param_index
+
+        if not 0 < alpha < 1:
+            raise ValueError(f"The 'alpha' parameter must be in (0, 1). Got {alpha!r} instead.")
+        est, se = self.params.to_numpy().T.ravel(), self.bse.to_numpy().T.ravel()
+        half = stats.norm.ppf(1 - alpha / 2) * se
+        return pd.DataFrame({"lower": est - half, "upper": est + half}, index=param_index(self))
+
+    def summary_frame(self, alpha=0.05):
+        """The summary's coefficient blocks as one DataFrame indexed by (boundary, term)."""
+        from nordicstats.inference import summary_frame
+
+        return summary_frame(self, alpha)
+
+    def wald_test(self, r_matrix, q=None):
+        """Chi-square Wald test of linear restrictions R beta = q across boundaries.
+
+        Parameters
+        ----------
+        r_matrix : str, list of str, ndarray or DataFrame
+            Text such as ``"x1@1|2 = x1@2|3, x2@1|2 = 0"`` (parameters are
+            ``term@boundary``; see :func:`nordicstats.hypotheses.parse_restrictions`),
+            or R with one column per parameter in ``cov_params()`` order (a DataFrame is
+            aligned on those labels).
+        q : array-like, optional
+            Right-hand side for a matrix ``r_matrix``; default zeros.
+
+        Returns
+        -------
+        WaldTestResult
+        """
+        from nordicstats.hypotheses import parse_restrictions, wald_test
+        from nordicstats.inference import param_index, param_labels
+
+        cov = self._require_cov().cov
+        if isinstance(r_matrix, str) or (isinstance(r_matrix, (list, tuple)) and r_matrix
+                                         and isinstance(r_matrix[0], str)):
+            R, q = parse_restrictions(r_matrix, param_labels(self))
+        elif isinstance(r_matrix, pd.DataFrame):
+            R = r_matrix.reindex(columns=param_index(self), fill_value=0.0).to_numpy(float)
+        else:
+            R = r_matrix
+        return wald_test(self.params.to_numpy().T.ravel(), cov, R, q, labels=param_labels(self))
+
+    def test_parallel(self):
+        """Wald test of parallel boundaries H0: w_1 = ... = w_{K-1} (slopes only).
+
+        The SVM analogue of the Brant test of proportional odds; uses the joint
+        covariance across boundaries.  Needs K >= 3.
+        """
+        from nordicstats.hypotheses import parallel_restrictions, wald_test
+        from nordicstats.inference import param_labels
+
+        R = parallel_restrictions(len(self.boundary_names), self.params.shape[0])
+        return wald_test(self.params.to_numpy().T.ravel(), self._require_cov().cov, R,
+                         labels=param_labels(self),
+                         title="Wald test of parallel boundaries (w_1 = ... = w_K-1)")
+
+    def get_robustcov_results(self, cov_type="bahadur", cov_kwds=None):
+        """A new results object with another covariance; the point estimate is not refitted."""
+        new = type(self)(self.model, self.solver_result, cov_type=cov_type, cov_kwds=cov_kwds,
+                         fitted_at=self.fitted_at)
+        if "price_of_noncrossing" in self.__dict__:  # cached BSVM comparison: no need to redo
+            new.__dict__.setdefault("price_of_noncrossing", self.__dict__["price_of_noncrossing"])
+        return new
 
     # --- summary -----------------------------------------------------------------------------
     def summary(self, alpha=0.05):

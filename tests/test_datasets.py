@@ -131,3 +131,23 @@ def test_bad_inputs():
         stratified_split([1, 2, 1], [0.5])
     with pytest.raises(ValueError, match="missing"):
         stratified_split([1, None, 1], [1])
+
+
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(st.integers(0, 3), min_size=2, max_size=60), st.data())
+def test_stratified_split_is_a_near_proportional_partition(labels, data):
+    N = len(labels)
+    first = data.draw(st.integers(0, N))
+    second = data.draw(st.integers(0, N - first))
+    parts = stratified_split(labels, [first, second], random_state=0)
+    assert [len(parts[0]), len(parts[1])] == [first, second]
+    assert np.array_equal(np.sort(np.concatenate(parts)), np.arange(N))
+    y = np.asarray(labels)
+    totals = np.array([np.sum(y == c) for c in range(4)])
+    counts = np.array([np.sum(y[parts[0]] == c) for c in range(4)])
+    # largest-remainder rounding: every class within one of its proportional share
+    assert np.all(np.abs(counts - first * totals / N) < 1 + 1e-12)

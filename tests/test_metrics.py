@@ -111,3 +111,24 @@ def test_invalid_inputs():
         confusion_matrix(TRUE, PRED, view="transposed")
     with pytest.raises(ValueError, match="empty"):
         error_rate([], [])
+
+
+# Property checks: the three measures agree where their definitions coincide.
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.tuples(st.integers(0, 3), st.integers(0, 3)), min_size=1, max_size=40))
+def test_measures_agree_with_cost_matrices(pairs):
+    t = [a for a, _ in pairs]
+    p = [b for _, b in pairs]
+    levels = [0, 1, 2, 3]
+    zero_one = 1.0 - np.eye(4)
+    distance = np.abs(np.subtract.outer(np.arange(4), np.arange(4))).astype(float)
+    assert weighted_error(t, p, zero_one, labels=levels) == pytest.approx(error_rate(t, p))
+    assert weighted_error(t, p, distance, labels=levels) == pytest.approx(
+        mean_absolute_error(t, p, labels=levels))
+    cm = confusion_matrix(t, p, labels=levels)
+    assert cm.to_numpy().sum() == len(t)
+    assert 1 - np.trace(cm.to_numpy()) / len(t) == pytest.approx(error_rate(t, p))

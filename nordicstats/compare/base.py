@@ -17,7 +17,6 @@ from __future__ import annotations
 import numbers
 
 import numpy as np
-import pandas as pd
 
 from nordicstats.data import boundary_names, check_consistent_length, check_exog, encode_ordinal
 from nordicstats.kernels import make_kernel
@@ -232,7 +231,3 @@ def _fmt(value):
         return f"{value:.4f}" if abs(value) < 1e4 else f"{value:.4g}"
     return str(value)
 
-
-def as_series(values, index, name=None):
-    """Small helper: a float Series with the given index."""
-    return pd.Series(np.asarray(values, dtype=float), index=list(index), name=name)

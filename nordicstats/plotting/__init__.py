@@ -9,3 +9,4 @@ from nordicstats.plotting.experiments import (  # noqa: F401
     plot_error_by_dimension,
     plot_error_by_n,
 )
+from nordicstats.plotting.theory import plot_mode_vs_median  # noqa: F401

@@ -97,7 +97,7 @@ def _str_or_null(value):
 def _dispatch(name, args):
     try:
         fname = str(name[0])
-        kwargs = r_to_py(args) if args is not ri.NULL else {}
+        kwargs = r_to_py(args) if args is not ri.NULL and len(args) else {}
         if not isinstance(kwargs, dict):
             raise TypeError("the bridge expects a named list of arguments.")
         out = dispatch_python(fname, kwargs)

@@ -17,8 +17,9 @@ character              ``pandas`` ``str`` array                    NaN
 factor                 unordered ``pandas.Categorical``            code -1
 ordered factor         ordered ``pandas.Categorical``              code -1
 data.frame             ``pandas.DataFrame`` (column by column)     as above
-matrix                 ``numpy.ndarray`` (a DataFrame if it has
-                       column names)
+matrix                 float ``numpy.ndarray``; a DataFrame flagged
+                       ``attrs["r_matrix"]`` if it has column
+                       names (it goes back as a matrix)
 named vector           ``pandas.Series`` indexed by the names
 list                   ``dict`` if named, else ``list``
 length-1 vector        Python scalar (``None`` for NA) when it has
@@ -29,8 +30,9 @@ NULL                   ``None``
 Row names: R's automatic row names become a ``RangeIndex`` (and back);
 integer row names an integer index with the same values; character row names
 a string index.  Attributes other than names, dim, dimnames, levels, class and
-row.names are not carried over.  Python integers outside R's 32-bit range
-become doubles with a warning.
+row.names are not carried over; classed vectors other than factors (Date,
+POSIXct, I()) are refused with a TypeError naming them.  Python integers
+outside R's 32-bit range become doubles with a warning.
 """
 
 from __future__ import annotations
@@ -43,6 +45,9 @@ import pandas as pd
 from nordicstats.r._rpy2 import ri
 
 __all__ = ["py_to_r", "r_to_py", "dataframe_to_r", "dataframe_from_r"]
+
+#: ``DataFrame.attrs`` flag of frames made from R matrices (they go back as matrices).
+R_MATRIX = "r_matrix"
 
 _R_INT_NA = np.iinfo(np.int32).min
 _R_INT_MAX = np.iinfo(np.int32).max
@@ -80,13 +85,14 @@ def r_to_py(x, scalars=True):
     if x.typeof not in _ATOMIC_FROM_R:
         raise TypeError(f"cannot convert an R object of type {x.typeof.name} "
                         f"(class {list(rclass)}) to Python.")
+    _check_plain(x, rclass, "the R object")
     values = _vector_from_r(x, rclass)
     attrs = set(x.list_attrs())
     if "dim" in attrs:
         return _matrix_from_r(x, values)
     if "names" in attrs:
         names = [str(n) for n in x.names]
-        return pd.Series(values, index=pd.Index(names, dtype=object), copy=False)
+        return pd.Series(values, index=pd.Index(names), copy=False)
     if scalars and len(x) == 1 and not attrs:
         return _scalar(values)
     return values
@@ -100,16 +106,25 @@ def dataframe_from_r(df):
         col = df[j]
         rclass = tuple(col.rclass)
         if col.typeof not in _ATOMIC_FROM_R or "dim" in col.list_attrs():
-            raise TypeError(
-                f"data.frame column '{name}' has class {list(rclass)} (type {col.typeof.name}); "
-                "the bridge converts numeric, integer, logical, character, factor and "
-                "ordered-factor columns. Convert the column first (e.g. as.character())."
-            )
+            raise TypeError(_unsupported(f"data.frame column '{name}'", rclass, col))
+        _check_plain(col, rclass, f"data.frame column '{name}'")
         columns[j] = _vector_from_r(col, rclass)
     n = _r_nrow(df)
     out = pd.DataFrame(columns, index=_index_from_r(df, n))
-    out.columns = pd.Index(names, dtype=object)
+    out.columns = pd.Index(names)
     return out
+
+
+def _check_plain(x, rclass, what):
+    """Only factors may carry a class: Date, POSIXct, AsIs, ... are refused."""
+    if "class" in x.list_attrs() and rclass not in (("factor",), ("ordered", "factor")):
+        raise TypeError(_unsupported(what, rclass, x))
+
+
+def _unsupported(what, rclass, x):
+    return (f"{what} has class {list(rclass)} (type {x.typeof.name}); the bridge converts "
+            "numeric, integer, logical, character, factor and ordered-factor data. Convert "
+            "it first (e.g. as.character() or as.numeric()).")
 
 
 def _vector_from_r(x, rclass):
@@ -118,7 +133,7 @@ def _vector_from_r(x, rclass):
         codes = _buffer(x, np.int32).astype(np.int64) - 1
         codes[codes == _R_INT_NA - 1] = -1
         levels = [str(v) for v in x.do_slot("levels")]
-        return pd.Categorical.from_codes(codes, categories=pd.Index(levels, dtype=object),
+        return pd.Categorical.from_codes(codes, categories=pd.Index(levels),
                                          ordered="ordered" in rclass)
     if kind == ri.RTYPES.REALSXP:
         return _buffer(x, np.float64).copy()
@@ -142,14 +157,19 @@ def _matrix_from_r(x, values):
     dim = list(x.do_slot("dim"))
     if len(dim) != 2:
         raise TypeError(f"only 2-D R arrays convert to Python; got dim {dim}.")
+    if isinstance(values, pd.api.extensions.ExtensionArray):
+        values = values.to_numpy(dtype=float, na_value=np.nan) \
+            if not isinstance(values.dtype, pd.StringDtype) else values.to_numpy(dtype=object)
     arr = np.asarray(values).reshape(dim, order="F")
     dimnames = x.do_slot("dimnames") if "dimnames" in x.list_attrs() else None
     if dimnames is None or dimnames[1] is ri.NULL:
         return arr
-    columns = pd.Index([str(c) for c in dimnames[1]], dtype=object)
+    columns = pd.Index([str(c) for c in dimnames[1]])
     index = (pd.RangeIndex(dim[0]) if dimnames[0] is ri.NULL
-             else pd.Index([str(r) for r in dimnames[0]], dtype=object))
-    return pd.DataFrame(arr, index=index, columns=columns, copy=True)
+             else pd.Index([str(r) for r in dimnames[0]]))
+    out = pd.DataFrame(arr, index=index, columns=columns, copy=True)
+    out.attrs[R_MATRIX] = True
+    return out
 
 
 def _list_from_r(x):
@@ -180,7 +200,7 @@ def _index_from_r(df, n):
     rn = df.do_slot("row.names")
     if rn.typeof == ri.RTYPES.INTSXP:
         return pd.Index(_buffer(rn, np.int32).astype(np.int64))
-    return pd.Index([str(v) for v in rn], dtype=object)
+    return pd.Index([str(v) for v in rn])
 
 
 _ATOMIC_FROM_R = {ri.RTYPES.REALSXP, ri.RTYPES.INTSXP, ri.RTYPES.LGLSXP, ri.RTYPES.STRSXP}
@@ -213,7 +233,7 @@ def py_to_r(obj, name="value"):
     if obj is None:
         return ri.NULL
     if isinstance(obj, pd.DataFrame):
-        return dataframe_to_r(obj)
+        return frame_to_matrix(obj, name) if obj.attrs.get(R_MATRIX) else dataframe_to_r(obj)
     if isinstance(obj, dict):
         return _named_list(obj, name)
     if isinstance(obj, (list, tuple)):

@@ -114,19 +114,24 @@ class DualState:
 
     # --- optimality -------------------------------------------------------------------------
     def violations(self, b):
-        """Largest KKT violation of each block at intercepts b: (alpha, phi, gamma)."""
+        """Largest KKT residual of each block at intercepts b: (alpha, phi, gamma).
+
+        The natural residual |theta - P(theta - r)|, with r the gradient of the
+        Lagrangian and P the projection on the bounds: min(|r|, distance to the
+        bound that r pushes towards), so that round-off sized values count as
+        being at their bound.
+        """
         C = self.problem.C
         r = self.Y * (self.G + b) - 1.0
-        va = np.where(self.alpha < C, np.maximum(-r, 0.0), 0.0)
-        va = np.maximum(va, np.where(self.alpha > 0, np.maximum(r, 0.0), 0.0))
+        va = float(np.max(np.abs(self.alpha - np.clip(self.alpha - r, 0.0, C))))
         vp = vg = 0.0
         if self.has_phi:
             rp = self._phi_gradient(b)
-            vp = float(np.max(np.maximum(-rp, np.where(self.phi > 0, rp, 0.0))))
+            vp = float(np.max(np.abs(self.phi - np.maximum(self.phi - rp, 0.0))))
         if self.has_gamma:
             rg = b[:-1] - b[1:]
-            vg = float(np.max(np.maximum(-rg, np.where(self.gamma > 0, rg, 0.0))))
-        return float(va.max()), vp, vg
+            vg = float(np.max(np.abs(self.gamma - np.maximum(self.gamma - rg, 0.0))))
+        return va, vp, vg
 
     def _phi_gradient(self, b):
         rp = self.G[:, :-1] - self.G[:, 1:]

@@ -45,7 +45,7 @@ __all__ = ["solve_quadprog", "solve_dual_quadprog", "solve_primal_quadprog", "fi
            "dual_layout"]
 
 DEFAULT_RIDGE = 1e-6
-DEFAULT_REFINEMENTS = 5
+DEFAULT_REFINEMENTS = 3
 
 
 def dual_layout(problem):
@@ -114,7 +114,7 @@ def solve_dual_quadprog(problem, ridge=None, refinements=DEFAULT_REFINEMENTS):
         Relative ridge rho; the Hessian gets ``rho * mean(diag(H)) * I``.
         Default 1e-6 (with proximal refinement, objective within ~1e-9 relative of an
         independent primal solve in the tests; 1e-9 and smaller lose accuracy).
-    refinements : int, default=5
+    refinements : int, default=3
         Proximal-point steps that remove the ridge's bias.
 
     Returns
@@ -156,7 +156,7 @@ def _prox_quadprog(G, a, Cmat, bvec, meq, rho, refinements, problem, scale):
 
     Each step solves min 1/2 x'G x - (a + rho x_prev)'x, whose fixed points are
     exactly the minimisers of the unridged problem; the loop stops when x moves
-    by less than 1e-10 * max(1, scale).
+    by less than 1e-9 * max(1, scale).
     """
     x = np.zeros(G.shape[0])
     iterations = 0
@@ -171,7 +171,7 @@ def _prox_quadprog(G, a, Cmat, bvec, meq, rho, refinements, problem, scale):
         moved = np.max(np.abs(sol[0] - x)) if x.size else 0.0
         x = sol[0]
         iterations += int(sol[3][0])
-        if step and moved <= 1e-10 * max(1.0, scale):
+        if step and moved <= 1e-9 * max(1.0, scale):
             break
     return x, iterations
 
@@ -287,7 +287,7 @@ def solve_primal_quadprog(problem, ridge=None, refinements=DEFAULT_REFINEMENTS):
     ----------
     problem : NordicProblem
     ridge : float, optional
-    refinements : int, default=5
+    refinements : int, default=3
 
     Returns
     -------

@@ -233,7 +233,7 @@ def conditional_risk(eta, rule_or_predictions, loss="zero_one"):
     --------
     >>> eta = [0.40, 0.15, 0.25, 0.20]
     >>> round(conditional_risk(eta, "median", "absolute"), 12)
-    1.25
+    1.05
     >>> round(conditional_risk(eta, "mode", "absolute"), 12)
     1.25
     """
@@ -265,7 +265,7 @@ def prediction_risks(eta, loss="zero_one"):
     --------
     >>> risks, best = prediction_risks([0.40, 0.15, 0.25, 0.20], "absolute")
     >>> risks.round(12).iloc[0].tolist(), best.tolist()
-    ([1.25, 1.15, 1.25, 1.85], [1])
+    ([1.25, 1.05, 1.15, 1.75], [1])
     """
     probs, _ = check_probabilities(eta)
     risks = probs @ loss_matrix(loss, probs.shape[1])

@@ -159,7 +159,7 @@ def fisher_consistency(loss, eta, constrained=True, bound=20.0, n_grid=4001):
     --------
     >>> res = fisher_consistency("hinge", [0.40, 0.15, 0.25, 0.20])
     >>> res.f_star.round(6).tolist(), res.is_consistent
-    ([1.0, -0.0, -1.0], True)
+    ([1.0, -1.0, -1.0], True)
     >>> fisher_consistency("kinked_hinge", [0.1, 0.3, 0.6]).failing_boundaries
     ('2|3',)
     """
@@ -229,7 +229,7 @@ def _min_1d(h, lo, hi, n_grid):
 
 
 def _separate(funcs, domains, n_grid):
-    points = [_min_1d(g, lo, hi, n_grid) for g, (lo, hi) in zip(funcs, domains)]
+    points = [_min_1d(g, lo, hi, n_grid) for g, (lo, hi) in zip(funcs, domains, strict=True)]
     return np.array([x for x, _ in points]), float(sum(v for _, v in points))
 
 
@@ -260,7 +260,7 @@ def _chain_dp(funcs, domains, bound, n_grid):
     grid = _grid(-bound, bound, n_grid)
     positions = np.arange(grid.size)
     total, back = None, []
-    for g, (lo, hi) in zip(funcs, domains):
+    for g, (lo, hi) in zip(funcs, domains, strict=True):
         values = np.where((grid >= lo) & (grid <= hi), g(grid), np.inf)
         if total is None:
             total = values
@@ -294,7 +294,7 @@ def _refine_blocks(f, funcs, domains, bound, n_grid):
             if value < sum(float(funcs[j](np.array([f[start]]))[0]) for j in members):
                 f[start:stop] = x
             start = stop
-    value = sum(float(g(np.array([x]))[0]) for g, x in zip(funcs, f))
+    value = sum(float(g(np.array([x]))[0]) for g, x in zip(funcs, f, strict=True))
     return f, value
 
 

@@ -34,8 +34,8 @@ p outside [0.2, 0.8].
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Callable
 
 import numpy as np
 

@@ -1,0 +1,160 @@
+## Shared machinery of the model front ends (nordic, ordinal_svr, ordered_logit):
+## R builds the model frame and design matrix (R's formula semantics, contrasts,
+## subset and na.action); Python fits, predicts and does the inference.
+
+## Model frame of the caller's call `mc` (from match.call(expand.dots = FALSE)).
+.model_frame <- function(mc, envir) {
+    mf <- mc[c(1L, match(c("formula", "data", "subset", "na.action"), names(mc), 0L))]
+    mf[[1L]] <- quote(stats::model.frame)
+    eval(mf, envir)
+}
+
+## Design matrix without the intercept column (the boundaries have their own).
+.design_matrix <- function(terms, mf, contrasts = NULL) {
+    X <- model.matrix(terms, mf, contrasts.arg = contrasts)
+    out <- X[, colnames(X) != "(Intercept)", drop = FALSE]
+    attr(out, "contrasts") <- attr(X, "contrasts")
+    attr(out, "assign") <- NULL
+    out
+}
+
+## Fit `family` in Python and return the classed R object.  Everything needed
+## to re-create the Python fit is kept in `$state` (see .ensure_fit()).
+.fit_formula <- function(family, class, call, mf, args) {
+    terms <- attr(mf, "terms")
+    X <- .design_matrix(terms, mf)
+    response <- deparse1(terms[[2L]])
+    y <- model.response(mf)
+    names(y) <- NULL
+    rownames(X) <- NULL
+    state <- list(family = family, y = y, X = X, args = args, response = response)
+    fit <- .py_list("fit_model", state, call)
+    fit$call <- call
+    fit$terms <- terms
+    fit$xlevels <- .getXlevels(terms, mf)
+    fit$contrasts <- attr(X, "contrasts")
+    fit$na.action <- attr(mf, "na.action")
+    fit$response <- response
+    fit$state <- state
+    class(fit) <- c(class, "nordicstats_fit")
+    fit
+}
+
+## Make sure Python holds the fit behind `object`.  After readRDS() in a new
+## session (or when Python's cache evicted it) the fit is re-created from
+## object$state; fits are deterministic, and Python checks that the refit's
+## training decision values equal the stored ones exactly.
+.ensure_fit <- function(object) {
+    if (!isTRUE(.py("has_fit", key = object$key)))
+        .py("refit_model", key = object$key, state = object$state,
+            fitted_decision = object$fitted_decision)
+    invisible(object)
+}
+
+## newdata as a design matrix in the training layout; rows with NA are flagged.
+.new_design <- function(object, newdata) {
+    tt <- delete.response(object$terms)
+    mf <- model.frame(tt, as.data.frame(newdata), na.action = na.pass,
+                      xlev = object$xlevels)
+    if (!is.null(cl <- attr(tt, "dataClasses"))) .checkMFClasses(cl, mf)
+    X <- .design_matrix(tt, mf, object$contrasts)
+    list(X = X, ok = stats::complete.cases(X), rows = rownames(mf))
+}
+
+predict.nordicstats_fit <- function(object, newdata, type = c("class", "decision"), ...)
+{
+    type <- type[1L]
+    if (missing(newdata) || is.null(newdata)) {
+        if (type %in% c("class", "decision")) {
+            out <- if (type == "class") object$fitted_class else object$fitted_decision
+            return(napredict(object$na.action, out))
+        }
+        newdata <- NULL
+    }
+    .ensure_fit(object)
+    if (is.null(newdata)) {
+        value <- .py("predict_model", key = object$key, X = object$state$X, type = type)
+        return(napredict(object$na.action, value))
+    }
+    nd <- .new_design(object, newdata)
+    value <- .py("predict_model", key = object$key, X = nd$X[nd$ok, , drop = FALSE],
+                 type = type)
+    .pad_rows(value, nd$ok, nd$rows)
+}
+
+## Put predictions for the complete rows back in place; NA elsewhere.
+.pad_rows <- function(value, ok, rows) {
+    if (is.factor(value)) {
+        out <- factor(rep(NA_character_, length(ok)), levels = levels(value),
+                      ordered = is.ordered(value))
+        out[ok] <- value
+        return(out)
+    }
+    if (is.matrix(value)) {
+        out <- matrix(NA_real_, length(ok), ncol(value),
+                      dimnames = list(rows, colnames(value)))
+        out[ok, ] <- value
+        return(out)
+    }
+    out <- rep(NA_real_, length(ok))
+    out[ok] <- value
+    names(out) <- rows
+    out
+}
+
+fitted.nordicstats_fit <- function(object, ...)
+    napredict(object$na.action, object$fitted_decision)
+
+nobs.nordicstats_fit <- function(object, ...) object$nobs
+
+formula.nordicstats_fit <- function(x, ...) formula(x$terms)
+
+vcov.nordicstats_fit <- function(object, ...)
+{
+    .ensure_fit(object)
+    .py("vcov_model", key = object$key)
+}
+
+confint.nordicstats_fit <- function(object, parm, level = 0.95, ...)
+{
+    .ensure_fit(object)
+    ci <- .py("confint_model", key = object$key, level = as.numeric(level))
+    a <- (1 - level) / 2
+    colnames(ci) <- paste(format(100 * c(a, 1 - a), trim = TRUE, scientific = FALSE,
+                                 digits = 3L), "%")
+    if (missing(parm)) return(ci)
+    if (is.character(parm) && !all(parm %in% rownames(ci)))
+        stop("parm has names that are not parameters: ",
+             paste(setdiff(parm, rownames(ci)), collapse = ", "),
+             ". Parameters: ", paste(rownames(ci), collapse = ", "), call. = FALSE)
+    ci[parm, , drop = FALSE]
+}
+
+## Coefficient table from Python, as a matrix with blocks (R only formats).
+.coef_summary <- function(object) {
+    .ensure_fit(object)
+    out <- .py("coef_table", key = object$key)
+    tab <- out$table
+    est <- as.matrix(tab[, setdiff(names(tab), c("block", "term")), drop = FALSE])
+    rownames(est) <- paste(tab$block, tab$term, sep = ":")
+    list(coefficients = est, block = tab$block, term = tab$term, note = out$note)
+}
+
+## printCoefmat() of the rows of one block, named by `names`.
+.print_block <- function(s, rows, names, title, digits, signif.stars, p_values = TRUE, ...) {
+    if (!any(rows)) return(invisible())
+    cat("\n", title, "\n", sep = "")
+    m <- s$coefficients[rows, , drop = FALSE]
+    rownames(m) <- names[rows]
+    has_p <- p_values && ncol(m) == 4L
+    if (!p_values) m <- m[, seq_len(min(3L, ncol(m))), drop = FALSE]
+    printCoefmat(m, digits = digits, signif.stars = signif.stars && has_p,
+                 has.Pvalue = has_p, P.values = has_p, na.print = "NA", ...)
+}
+
+.print_call <- function(x) {
+    if (!is.null(cl <- x$call)) {
+        cat("Call:\n")
+        dput(cl, control = NULL)
+    }
+}

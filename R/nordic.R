@@ -1,0 +1,71 @@
+## nordic(): the NORDIC front end and its methods.
+
+nordic <- function(formula, data, method = c("nordic1", "nordic0", "nordic2", "bsvm"),
+                   kernel = c("rbf", "linear", "poly"), C = 1, gamma = NULL, ...,
+                   subset, na.action)
+{
+    call <- match.call()
+    ## The first choice is the default.  Values are validated once, in Python,
+    ## so a wrong one gets the Python message.
+    if (missing(method)) method <- method[1L]
+    if (missing(kernel)) kernel <- kernel[1L]
+    mf <- .model_frame(match.call(expand.dots = FALSE), parent.frame())
+    args <- c(list(method = method, kernel = kernel, C = C, gamma = gamma), list(...))
+    .fit_formula("nordic", "nordic", call, mf, args)
+}
+
+print.nordic <- function(x, digits = max(3L, getOption("digits") - 3L), ...)
+{
+    .print_call(x)
+    cat("\nMethod:", x$method, "  Kernel:", x$kernel_description, "  C:", format(x$C), "\n")
+    if (!is.null(x$coefficients)) {
+        cat("\nCoefficients (one column per boundary):\n")
+        print(x$coefficients, digits = digits, ...)
+    }
+    cat("\nIntercepts:\n")
+    print(x$intercepts, digits = digits, ...)
+    cat("\nObjective:", format(x$objective, digits = digits),
+        "  Training crossing rate:", format(x$crossing_rate, digits = digits), "\n")
+    if (nzchar(mess <- naprint(x$na.action))) cat("(", mess, ")\n", sep = "")
+    invisible(x)
+}
+
+summary.nordic <- function(object, ...)
+{
+    keep <- c("call", "method", "kernel_description", "C", "levels", "boundaries", "nobs",
+              "objective", "solver", "status", "crossing_rate", "na.action")
+    ans <- c(object[intersect(keep, names(object))], .coef_summary(object))
+    ans$counts <- table(object$state$y, dnn = NULL)
+    class(ans) <- "summary.nordic"
+    ans
+}
+
+print.summary.nordic <- function(x, digits = max(3L, getOption("digits") - 3L),
+                                 signif.stars = getOption("show.signif.stars"), ...)
+{
+    .print_call(x)
+    cat("\nMethod:", x$method, "  Kernel:", x$kernel_description, "  C:", format(x$C), "\n")
+    cat("\nClasses (lowest first):\n")
+    print(x$counts)
+    is_int <- x$term == "(Intercept)"
+    for (b in x$boundaries)
+        .print_block(x, !is_int & x$block == b, x$term,
+                     paste0("Coefficients, boundary ", b, ":"), digits, signif.stars, ...)
+    .print_block(x, is_int, x$block, "Intercepts (one per boundary):", digits,
+                 signif.stars, p_values = FALSE, ...)
+    if (!is.null(x$note)) cat("\nStandard errors not available:", x$note, "\n")
+    cat("\nObjective:", format(x$objective, digits = digits), "  Solver:", x$solver,
+        paste0("(", x$status, ")"), "  Training crossing rate:",
+        format(x$crossing_rate, digits = digits), "\n")
+    cat("Number of observations:", x$nobs, "\n")
+    if (nzchar(mess <- naprint(x$na.action))) cat("(", mess, ")\n", sep = "")
+    invisible(x)
+}
+
+## Terms x boundaries; row "(Intercept)" holds b_k.  Kernel fits have only that row.
+coef.nordic <- function(object, ...)
+{
+    b <- matrix(object$intercepts, nrow = 1L,
+                dimnames = list("(Intercept)", names(object$intercepts)))
+    if (is.null(object$coefficients)) b else rbind(b, object$coefficients)
+}

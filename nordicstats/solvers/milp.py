@@ -1,0 +1,539 @@
+"""NORDIC-2 (paper, Section 4) as a mixed-integer program solved with SCIP.
+
+NORDIC-2 drops the ordering of the decision functions and asks only that their
+signs never cross at a training point (eqs. cond1-cond2): for every i and
+k = 1, ..., K-2 at least one of
+
+    (i)  f_k(x_i) >= 0          (ii)  f_{k+1}(x_i) <= 0
+
+holds.  With hinge slacks xi and the l1 penalty the problem is
+
+    min  sum_k ||omega_k||_1 + C sum_{k,i} xi_{k,i}
+    s.t. y_i^(k) f_k(x_i) + xi_{k,i} >= 1,  xi >= 0,  (i) or (ii) for all i, k,
+
+with f_k = K omega_k + b_k; ``penalty="l2"`` replaces the l1 norm by
+1/2 omega_k' K omega_k (a mixed-integer QP, the extension the paper anticipates)
+and linear problems (``problem.X`` given) put the penalty on w_k.
+
+How it is solved
+----------------
+Every case is written as ``f_k = Z theta_k + b_k`` with a penalty on theta: Z = K
+(kernel, l1), Z = X (linear), or Z = L with K = L L' (kernel, l2: then
+omega' K omega = ||theta||^2 and omega = U Lambda^{-1/2} theta).
+
+1. For l1 the relaxation without the logical constraints splits into K-1
+   independent L1-SVM LPs (HiGHS through scipy).  Its optimum is a lower bound,
+   and when it has no training crossings it is already NORDIC-2's optimum.
+2. A feasible start: the relaxation with its crossings repaired (the sign of
+   every f_k(x_i) fixed to a monotone pattern at least cost, again K-1 LPs), or
+   the constant classifiers omega = 0, b_k = +-1 by majority, which are always
+   feasible (the class shares P(y > k) decrease in k, so b is monotone).
+3. SCIP solves the full model, built with matrix calls, with the disjunctions
+   ``f_k >= 0 or f_{k+1} <= -delta`` as SCIP disjunction constraints (default),
+   indicator constraints, or big-M rows with the proven M below.
+
+``delta`` (:data:`SIGN_MARGIN`, 1e-7) keeps a solver's rounding from producing
+f_k < 0 <= f_{k+1} with f_{k+1} = 0 exactly, which would be a crossing for the
+prediction rule (class = #{k: f_k >= 0}); it changes the optimum by O(C n delta).
+Leftover rounding on side (i) (f_k = -1e-12) is removed by raising b_k by at most
+:data:`_POLISH_TOL`, so returned solutions have no training crossings.
+
+Valid bounds (used by the big-M rows and as variable bounds everywhere)
+----------------------------------------------------------------------
+Let U be the objective of a feasible point.  At an optimum the penalty is at
+most U, so |Z_i theta_k| <= G with G = max|Z| U (l1: Hoelder) or
+G = max_i ||Z_i|| sqrt(2U) (l2: Cauchy-Schwarz).  If b_k > G + 1 then every
+f_k(x_i) >= 1: lowering b_k to G + 1 keeps every f_k(x_i) >= 1, so no sign and
+no logical constraint changes, the positive slacks stay 0 and the negative ones
+shrink; the objective strictly falls.  Symmetrically for b_k < -(G + 1).  Hence
+every optimum has |b_k| <= G + 1 and |f_k(x_i)| <= M = 2G + 1.
+"""
+
+from __future__ import annotations
+
+import time
+import warnings
+from dataclasses import dataclass
+
+import numpy as np
+from scipy import sparse
+from scipy.optimize import linprog
+
+from nordicstats.exceptions import SolverError, SolverLimitWarning, missing_dependency
+from nordicstats.solvers.problem import NordicProblem, count_crossings
+from nordicstats.solvers.result import SolverResult
+
+__all__ = ["solve_nordic2_scip", "FORMULATIONS", "WARM_STARTS", "SIGN_MARGIN"]
+
+FORMULATIONS = ("disjunction", "indicator", "bigm")
+WARM_STARTS = (True, False, "nordic1")
+SIGN_MARGIN = 1e-7
+# SCIP's feasibility tolerance; well below SIGN_MARGIN so that side (ii) stays negative.
+_FEASTOL = 1e-9
+# Largest crossing treated as rounding and removed by shifting an intercept.
+_POLISH_TOL = 1e-6
+# Relative eigenvalue cut-off for the factor K = L L' (kernel l2).
+_EIG_TOL = 1e-10
+_HIGHS = {"primal_feasibility_tolerance": 1e-9, "dual_feasibility_tolerance": 1e-9}
+_STATUS = {"optimal": "optimal", "gaplimit": "gap_limit", "timelimit": "time_limit",
+           "nodelimit": "node_limit", "totalnodelimit": "node_limit",
+           "stallnodelimit": "node_limit", "memlimit": "memory_limit",
+           "sollimit": "solution_limit", "bestsollimit": "solution_limit",
+           "userinterrupt": "interrupted", "restartlimit": "restart_limit"}
+
+
+def solve_nordic2_scip(problem, time_limit=None, mip_gap=1e-6, threads=1,
+                       formulation="disjunction", warm_start=True, verbose=False):
+    """Solve NORDIC-2 (paper, Section 4, eqs. cond1-cond2) exactly with SCIP.
+
+    .. math::
+
+        \\min \\sum_k \\|\\omega_k\\|_1 + C \\sum_{k,i} \\xi_{k,i}
+        \\quad \\text{s.t. } y_i^{(k)} f_k(x_i) \\ge 1 - \\xi_{k,i},\\; \\xi \\ge 0,\\;
+        f_k(x_i) \\ge 0 \\,\\vee\\, f_{k+1}(x_i) \\le 0
+
+    (``penalty="l2"``: :math:`\\tfrac12 \\omega_k' K \\omega_k`; linear problems
+    penalise :math:`w_k`).  See the module docstring for the algorithm and the
+    proof of the variable bounds.
+
+    Parameters
+    ----------
+    problem : NordicProblem
+        ``method="nordic2"``, ``penalty`` ``"l1"`` or ``"l2"``.
+    time_limit : float, optional
+        Wall-clock seconds for the whole fit; ``None`` for no limit.
+    mip_gap : float, default=1e-6
+        Relative gap |primal - dual| / min(|primal|, |dual|) at which SCIP stops.
+    threads : int, default=1
+        ``1`` runs SCIP's deterministic sequential solver; more threads run its
+        concurrent solver (``solveConcurrent``), whose path may vary between runs.
+    formulation : {"disjunction", "indicator", "bigm"}, default="disjunction"
+        How the logical constraints reach SCIP.  Disjunction constraints were the
+        fastest in ``benchmarks/bench_nordic2.py``; ``"bigm"`` uses the proven M.
+    warm_start : {True, False, "nordic1"}, default=True
+        ``True``: hand SCIP the repaired relaxation (l1) or the constant
+        classifiers (l2); ``"nordic1"``: the joint-form NORDIC-1 solution
+        (feasible for NORDIC-2; a QP that can cost more than NORDIC-2 itself).
+    verbose : bool, default=False
+        Print SCIP's log.
+
+    Returns
+    -------
+    SolverResult
+        ``status`` is ``"optimal"``, ``"gap_limit"`` (stopped at ``mip_gap``) or
+        a limit (``"time_limit"``, ...), ``message`` SCIP's status text,
+        ``iterations`` the branch-and-bound nodes, ``primal_bound``/``dual_bound``/
+        ``gap`` the bounds (the dual bound also uses the relaxation), ``objective``
+        and ``max_violation`` recomputed by ``problem``.
+
+    Raises
+    ------
+    MissingDependencyError
+        pyscipopt is not installed (``pip install 'nordicstats[milp]'``).
+    SolverError
+        SCIP reports infeasible/unbounded or fails; ``status`` keeps its text.
+
+    Warns
+    -----
+    SolverLimitWarning
+        A time, node or memory limit stopped SCIP; the best solution is returned
+        and the warning states the gap.
+
+    Examples
+    --------
+    >>> from nordicstats.data import binary_signs
+    >>> X = np.array([[0.0], [1.0], [2.0], [3.0]])
+    >>> P = NordicProblem(X @ X.T, binary_signs(np.array([0, 1, 1, 2]), 3), 1.0,
+    ...                   method="nordic2", penalty="l1", X=X)
+    >>> res = solve_nordic2_scip(P)  # doctest: +SKIP
+    >>> res.status, res.max_violation  # doctest: +SKIP
+    ('optimal', 0.0)
+    """
+    _check_options(problem, time_limit, mip_gap, threads, formulation, warm_start, verbose)
+    scip = _import_scip()
+    start = time.perf_counter()
+    design = _Design.from_problem(problem)
+    relaxed = _relaxation(problem, design) if design.l1 else None
+    if relaxed is not None and not count_crossings(design.values(*relaxed[:2])).any():
+        return _relaxation_result(problem, design, relaxed, formulation,
+                                  time.perf_counter() - start)
+    candidates = _starting_points(problem, design, relaxed, warm_start)
+    remaining = None if time_limit is None else time_limit - (time.perf_counter() - start)
+    if remaining is not None and remaining <= 0:
+        return _finish(problem, design, candidates, None, relaxed, formulation, start,
+                       "time_limit", "time limit reached before SCIP started", {"nodes": 0})
+    model, handles = _build_model(scip, problem, design, formulation,
+                                  min(c.objective for c in candidates))
+    _set_parameters(model, remaining, mip_gap, threads, verbose)
+    accepted = bool(warm_start) and _add_start(model, handles, design, problem, candidates[-1])
+    if threads > 1:
+        model.solveConcurrent()
+    else:
+        model.optimize()
+    return _collect(model, handles, problem, design, candidates, relaxed, formulation, start,
+                    accepted)
+
+
+# --- options ----------------------------------------------------------------------------------
+def _check_options(problem, time_limit, mip_gap, threads, formulation, warm_start, verbose):
+    if not isinstance(problem, NordicProblem) or problem.method != "nordic2":
+        raise ValueError("solve_nordic2_scip needs a NordicProblem with method='nordic2'. "
+                         f"Got {getattr(problem, 'method', type(problem).__name__)!r}.")
+    if problem.penalty not in ("l1", "l2"):
+        raise ValueError(f"NORDIC-2's penalty must be 'l1' or 'l2'. Got {problem.penalty!r}.")
+    if time_limit is not None and (isinstance(time_limit, bool) or not _finite_positive(time_limit)):
+        raise ValueError("The 'time_limit' option of the SCIP solver must be None or a float in "
+                         f"(0, inf) seconds. Got {time_limit!r} instead.")
+    if isinstance(mip_gap, bool) or not _is_real(mip_gap) or not 0.0 <= mip_gap < 1.0:
+        raise ValueError("The 'mip_gap' option of the SCIP solver must be a float in [0, 1). "
+                         f"Got {mip_gap!r} instead.")
+    if isinstance(threads, bool) or not isinstance(threads, (int, np.integer)) or threads < 1:
+        raise ValueError("The 'threads' option of the SCIP solver must be an int >= 1. "
+                         f"Got {threads!r} instead.")
+    if formulation not in FORMULATIONS:
+        raise ValueError(f"The 'formulation' option of the SCIP solver must be one of "
+                         f"{list(FORMULATIONS)}. Got {formulation!r} instead.")
+    if not any(warm_start is w for w in WARM_STARTS) and warm_start != "nordic1":
+        raise ValueError("The 'warm_start' option of the SCIP solver must be True, False or "
+                         f"'nordic1'. Got {warm_start!r} instead.")
+    if not isinstance(verbose, (bool, np.bool_)):
+        raise ValueError(f"The 'verbose' option of the SCIP solver must be a bool. Got {verbose!r}.")
+
+
+def _is_real(value):
+    return isinstance(value, (int, float, np.integer, np.floating))
+
+
+def _finite_positive(value):
+    return _is_real(value) and np.isfinite(value) and value > 0
+
+
+def _import_scip():
+    try:
+        import pyscipopt
+    except ImportError as exc:
+        raise missing_dependency("pyscipopt", "milp", "method='nordic2'") from exc
+    return pyscipopt
+
+
+# --- the common linear form f_k = Z theta_k + b_k ---------------------------------------------
+@dataclass(frozen=True)
+class _Design:
+    """Z, the penalty on theta and the map back to (omega, coef)."""
+
+    Z: np.ndarray
+    l1: bool
+    linear: bool
+    basis: np.ndarray | None = None  # kernel l2: omega = basis @ theta
+
+    @classmethod
+    def from_problem(cls, problem):
+        l1 = problem.penalty == "l1"
+        if problem.is_linear:
+            return cls(np.asarray(problem.X, dtype=float), l1, True)
+        gram = np.asarray(problem.gram, dtype=float)
+        if l1:
+            return cls(gram, True, False)
+        eigval, eigvec = np.linalg.eigh(0.5 * (gram + gram.T))
+        keep = eigval > _EIG_TOL * max(eigval.max(), 0.0)
+        if not keep.any():
+            raise ValueError("The Gram matrix of NORDIC-2 has no positive eigenvalue; "
+                             "check the kernel.")
+        root = np.sqrt(eigval[keep])
+        return cls(eigvec[:, keep] * root, False, False, eigvec[:, keep] / root)
+
+    def values(self, theta, b):
+        """F = Z theta + b."""
+        return self.Z @ theta + b
+
+    def penalty(self, theta):
+        return float(np.abs(theta).sum() if self.l1 else 0.5 * np.sum(theta * theta))
+
+    def coefficients(self, theta):
+        """(omega, coef) for the problem's own parametrisation."""
+        if self.linear:
+            return None, theta
+        return (theta if self.l1 else self.basis @ theta), None
+
+    def theta_from(self, omega, coef):
+        if self.linear:
+            return np.asarray(coef, dtype=float)
+        return np.asarray(omega, dtype=float) if self.l1 else self.Z.T @ omega
+
+    def row_bound(self, upper):
+        """G with |Z_i theta_k| <= G whenever the penalty is at most ``upper``."""
+        if self.l1:
+            return float(np.abs(self.Z).max() * upper)
+        return float(np.sqrt((self.Z**2).sum(axis=1).max() * 2.0 * upper))
+
+
+@dataclass(frozen=True)
+class _Point:
+    theta: np.ndarray
+    b: np.ndarray
+    objective: float
+    origin: str
+
+
+def _point(problem, design, theta, b, origin):
+    theta, b = np.asarray(theta, dtype=float), np.array(b, dtype=float)
+    omega, coef = design.coefficients(theta)
+    return _Point(theta, b, problem.objective(omega, b, coef), origin)
+
+
+# --- LPs of the l1 problem (HiGHS) ------------------------------------------------------------
+def _boundary_lp(Z, y, C, signs=None, margin=0.0):
+    """One L1-SVM LP, optionally with f(x_i) >= 0 (signs = +1) / <= -margin (-1).
+
+    Variables (theta+, theta-, b, xi); returns (theta, b) or None if infeasible.
+    """
+    n, m = Z.shape
+    yZ = y[:, None] * Z
+    rows = [sparse.hstack([-yZ, yZ, -y[:, None], -sparse.identity(n)])]
+    rhs = [-np.ones(n)]
+    if signs is not None:
+        sZ = signs[:, None] * Z
+        rows.append(sparse.hstack([-sZ, sZ, -signs[:, None], sparse.csr_matrix((n, n))]))
+        rhs.append(np.where(signs > 0, 0.0, -margin))
+    cost = np.concatenate([np.ones(2 * m), [0.0], np.full(n, C)])
+    bounds = [(0, None)] * (2 * m) + [(None, None)] + [(0, None)] * n
+    lp = linprog(cost, A_ub=sparse.vstack(rows).tocsc(), b_ub=np.concatenate(rhs),
+                 bounds=bounds, method="highs", options=_HIGHS)
+    if lp.status == 2 and signs is not None:
+        return None
+    if lp.status != 0:
+        raise SolverError(f"the L1-SVM relaxation LP failed: {lp.message}", solver="highs",
+                          status=lp.message)
+    return lp.x[:m] - lp.x[m:2 * m], lp.x[2 * m]
+
+
+def _relaxation(problem, design):
+    """K-1 independent L1-SVM LPs: (theta, b, lower bound)."""
+    solved = [_boundary_lp(design.Z, problem.signs[:, k], problem.C)
+              for k in range(problem.n_boundaries)]
+    theta = np.column_stack([s[0] for s in solved])
+    b = np.array([s[1] for s in solved])
+    return theta, b, _point(problem, design, theta, b, "relaxation").objective
+
+
+def _monotone_signs(F, margin):
+    """Per row the cheapest sign pattern (+,..,+,-,..,-) and its matrix of +-1.
+
+    Pattern t makes f_1..f_t >= 0 and the rest <= -margin; its cost is the
+    total amount by which the current values miss those signs.
+    """
+    n, m = F.shape
+    up = np.concatenate([np.zeros((n, 1)), np.cumsum(np.maximum(0.0, -F), axis=1)], axis=1)
+    down = np.maximum(0.0, F + margin)
+    tail = np.concatenate([np.cumsum(down[:, ::-1], axis=1)[:, ::-1], np.zeros((n, 1))], axis=1)
+    t = np.argmin(up + tail, axis=1)
+    return np.where(np.arange(m)[None, :] < t[:, None], 1.0, -1.0)
+
+
+def _repaired(problem, design, relaxed):
+    """The relaxation with its crossings repaired, or None if a sign pattern is infeasible."""
+    signs = _monotone_signs(design.values(*relaxed[:2]), 2 * SIGN_MARGIN)
+    solved = []
+    for k in range(problem.n_boundaries):
+        out = _boundary_lp(design.Z, problem.signs[:, k], problem.C, signs[:, k], 2 * SIGN_MARGIN)
+        if out is None:
+            return None
+        solved.append(out)
+    theta = np.column_stack([s[0] for s in solved])
+    b = np.array([s[1] for s in solved])
+    return _point(problem, design, theta, _polish(problem, design, theta, b),
+                  "repaired relaxation")
+
+
+def _constant_point(problem, design):
+    """omega = 0, b_k = +1 where most y^(k) are +1 else -1: always feasible."""
+    b = np.where((problem.signs > 0).sum(axis=0) * 2 >= problem.n, 1.0, -1.0)
+    return _point(problem, design, np.zeros((design.Z.shape[1], problem.n_boundaries)), b,
+                  "constant classifiers")
+
+
+def _nordic1_point(problem, design):
+    from nordicstats.solvers import solve
+
+    res = solve(NordicProblem(problem.gram, problem.signs, problem.C, method="nordic1",
+                              noncrossing="joint", penalty="l2", X=problem.X))
+    theta = design.theta_from(res.dual_coef, res.coef)
+    return _point(problem, design, theta, _polish(problem, design, theta, res.intercept),
+                  "NORDIC-1")
+
+
+def _starting_points(problem, design, relaxed, warm_start):
+    """Feasible points, the one handed to SCIP last."""
+    points = [_constant_point(problem, design)]
+    if warm_start == "nordic1":
+        points.append(_nordic1_point(problem, design))
+    elif relaxed is not None and warm_start:
+        repaired = _repaired(problem, design, relaxed)
+        if repaired is not None and repaired.objective < points[0].objective:
+            points.append(repaired)
+    return points
+
+
+def _polish(problem, design, theta, b):
+    """Raise intercepts by at most _POLISH_TOL to remove rounding-size crossings.
+
+    Pairs are visited from the last to the first: raising f_k cannot create a
+    crossing at pair (k, k+1), and a new one at (k-1, k) is handled next.
+    """
+    b = np.array(b, dtype=float)
+    omega, coef = design.coefficients(theta)
+    F = problem.decision_values(omega, b, coef)
+    for k in range(F.shape[1] - 2, -1, -1):
+        bad = (F[:, k] < 0) & (F[:, k + 1] >= 0)
+        if bad.any():
+            shift = -F[bad, k].min()
+            if shift > _POLISH_TOL:
+                raise SolverError(f"the solution crosses at a training point by {shift:.3g}, "
+                                  "more than rounding; try another formulation.", solver="scip")
+            b[k] += shift + 1e-12
+            F[:, k] += shift + 1e-12
+    return b
+
+
+# --- the SCIP model ---------------------------------------------------------------------------
+def _build_model(scip, problem, design, formulation, upper):
+    """Variables theta (or theta+-), b, F = Z theta + b, xi and the logical constraints.
+
+    Built with matrix calls: one dense product Z @ theta per model, not n^2 Python terms.
+    """
+    n, m, p = problem.n, problem.n_boundaries, design.Z.shape[1]
+    # U: the best start's objective, widened because the repaired start is feasible only up
+    # to HiGHS' 1e-9 tolerance.  G, |b| <= G + 1 and |f| <= 2G + 1: module docstring.
+    upper = upper * (1.0 + 1e-6) + 1e-6
+    G = design.row_bound(upper)
+    b_bound, f_bound = G + 1.0, 2.0 * G + 1.0
+    model = scip.Model("nordic2")
+    h = {}
+    if design.l1:  # omega = theta+ - theta-, each at most the penalty, so at most U
+        h["tp"] = model.addMatrixVar((p, m), name="tp", lb=0.0, ub=upper, obj=1.0)
+        h["tm"] = model.addMatrixVar((p, m), name="tm", lb=0.0, ub=upper, obj=1.0)
+        linear = design.Z @ h["tp"] - design.Z @ h["tm"]
+    else:  # epigraph s_k >= ||theta_k||^2; |theta| <= sqrt(2U) at an optimum
+        radius = float(np.sqrt(2.0 * upper))
+        h["theta"] = model.addMatrixVar((p, m), name="theta", lb=-radius, ub=radius)
+        h["s"] = model.addMatrixVar(m, name="s", lb=0.0, obj=0.5)
+        for k in range(m):
+            column = h["theta"][:, k]
+            model.addCons(h["s"][k] >= (column * column).sum())
+        linear = design.Z @ h["theta"]
+    h["b"] = model.addMatrixVar(m, name="b", lb=-b_bound, ub=b_bound)
+    h["F"] = model.addMatrixVar((n, m), name="f", lb=-f_bound, ub=f_bound)
+    h["xi"] = model.addMatrixVar((n, m), name="xi", lb=0.0, obj=problem.C)
+    for k in range(m):
+        model.addMatrixCons(h["F"][:, k] - linear[:, k] - h["b"][k] == 0.0)
+    model.addMatrixCons(problem.signs * h["F"] + h["xi"] >= 1.0)
+    if m > 1:
+        _add_logic(model, h, formulation, f_bound)
+    return model, h
+
+
+def _add_logic(model, h, formulation, f_bound):
+    """f_k(x_i) >= 0 or f_{k+1}(x_i) <= -delta for all i, k (z = 1 selects the second)."""
+    first, second = h["F"][:, :-1], h["F"][:, 1:]
+    if formulation == "disjunction":
+        model.addMatrixConsDisjunction([first >= 0.0, second <= -SIGN_MARGIN])
+        return
+    h["z"] = z = model.addMatrixVar(first.shape, name="z", vtype="B")
+    if formulation == "indicator":
+        model.addMatrixConsIndicator(first >= 0.0, binvar=z, activeone=False)
+        model.addMatrixConsIndicator(second <= -SIGN_MARGIN, binvar=z, activeone=True)
+    else:  # |f| <= f_bound = M at every optimum (module docstring)
+        model.addMatrixCons(first + f_bound * z >= 0.0)
+        model.addMatrixCons(second + (f_bound + SIGN_MARGIN) * z <= f_bound)
+
+
+def _set_parameters(model, remaining, mip_gap, threads, verbose):
+    if not verbose:
+        model.hideOutput()
+    model.setParam("numerics/feastol", _FEASTOL)
+    model.setParam("limits/gap", float(mip_gap))
+    if remaining is not None:
+        model.setParam("limits/time", float(remaining))
+    if threads > 1:
+        model.setParam("parallel/maxnthreads", int(threads))
+
+
+def _add_start(model, h, design, problem, point):
+    """Hand SCIP a feasible point: every variable's value, computed exactly from (theta, b)."""
+    F = design.values(point.theta, point.b)
+    values = {"b": point.b, "F": F, "xi": problem.slacks(F), "z": (F[:, :-1] < 0).astype(float)}
+    if design.l1:
+        values.update(tp=np.maximum(point.theta, 0.0), tm=np.maximum(-point.theta, 0.0))
+    else:
+        values.update(theta=point.theta, s=(point.theta**2).sum(axis=0))
+    sol = model.createSol()
+    for name, variables in h.items():
+        for var, value in zip(np.ravel(variables), np.ravel(values[name]), strict=True):
+            model.setSolVal(sol, var, float(value))
+    return model.addSol(sol)
+
+
+def _collect(model, h, problem, design, candidates, relaxed, formulation, start, accepted):
+    text = model.getStatus()
+    if text in ("infeasible", "unbounded", "inforunbd") or text not in _STATUS:
+        raise SolverError(f"SCIP stopped with status {text!r} on NORDIC-2, which always has a "
+                          "feasible bounded optimum; please report this with the data.",
+                          solver="scip", status=text)
+    points = list(candidates)
+    if model.getNSols() > 0:
+        theta = (model.getVal(h["tp"]) - model.getVal(h["tm"]) if design.l1
+                 else model.getVal(h["theta"]))
+        theta = np.asarray(theta, dtype=float).reshape(design.Z.shape[1], problem.n_boundaries)
+        b = np.asarray(model.getVal(h["b"]), dtype=float)
+        points.append(_point(problem, design, theta, _polish(problem, design, theta, b), "scip"))
+    info = {"nodes": model.getNNodes(), "lp_iterations": model.getNLPIterations(),
+            "scip_primal_bound": model.getPrimalbound(), "warm_start_accepted": accepted}
+    return _finish(problem, design, points, model.getDualbound(), relaxed, formulation, start,
+                   _STATUS[text], text, info)
+
+
+# --- results ----------------------------------------------------------------------------------
+def _relaxation_result(problem, design, relaxed, formulation, start):
+    point = _point(problem, design, relaxed[0], relaxed[1], "relaxation")
+    return _finish(problem, design, [point], None, relaxed, formulation, start, "optimal",
+                   "optimal (the relaxation without noncrossing constraints has no training "
+                   "crossings, so it solves NORDIC-2; SCIP was not needed)", {"nodes": 0})
+
+
+def _finish(problem, design, points, scip_dual, relaxed, formulation, start, status, message,
+            info):
+    best = min(points, key=lambda point: point.objective)  # first of equals: deterministic
+    omega, coef = design.coefficients(best.theta)
+    objective = problem.objective(omega, best.b, coef)
+    if problem.training_crossings(omega, best.b, coef):
+        raise SolverError("the NORDIC-2 solution has a training crossing; please report this.",
+                          solver="scip", status=message)
+    bounds = [d for d in (scip_dual, None if relaxed is None else relaxed[2])
+              if d is not None and np.isfinite(d) and abs(d) < 1e19]
+    # Both bounds hold up to solver tolerance; never report one above the primal value.
+    dual = min(max(bounds), objective) if bounds else -np.inf
+    gap = _relative_gap(objective, dual)
+    if status not in ("optimal", "gap_limit"):
+        warnings.warn(f"SCIP stopped at its {status.replace('_', ' ')} ({message!r}); returning the "
+                      f"best NORDIC-2 solution found ({best.origin}), objective {objective:.6g}, "
+                      f"dual bound {dual:.6g}, relative gap {gap:.3g}.",
+                      SolverLimitWarning, stacklevel=3)
+    info = dict(info, formulation=formulation, solution_origin=best.origin,
+                starting_points={p.origin: p.objective for p in points if p.origin != "scip"},
+                relaxation_objective=None if relaxed is None else relaxed[2],
+                sign_margin=SIGN_MARGIN)
+    return SolverResult(
+        dual_coef=omega, intercept=best.b, objective=objective, solver="scip", status=status,
+        message=message, iterations=int(info["nodes"]), time=time.perf_counter() - start,
+        max_violation=problem.noncrossing_violation(omega, best.b, coef), kkt_residual=gap,
+        coef=coef, multipliers={}, primal_bound=objective, dual_bound=dual, gap=gap, info=info)
+
+
+def _relative_gap(primal, dual):
+    """SCIP's gap |primal - dual| / min(|primal|, |dual|): 0 when equal, inf if undefined."""
+    if not np.isfinite(dual):
+        return np.inf
+    if primal - dual <= 0.0:
+        return 0.0
+    denominator = min(abs(primal), abs(dual))
+    return (primal - dual) / denominator if denominator > 0 else np.inf

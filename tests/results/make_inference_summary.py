@@ -1,0 +1,45 @@
+"""Generate tests/results/inference_summary.txt, the golden text of a linear NORDIC summary.
+
+Run from the repository root:  python tests/results/make_inference_summary.py
+The fit is deterministic (seeded data, quadprog); the values that change from run to run,
+the time stamp, the solver's wall-clock time and its KKT residual (round-off at the 1e-10
+level, which the summary prints to two digits), are frozen here, not edited out.
+tests/test_inference.py::test_summary_golden_text rebuilds the same results with
+:func:`build_results` and compares the text.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import datetime
+import pathlib
+import warnings
+
+import numpy as np
+import pandas as pd
+
+GOLDEN = pathlib.Path(__file__).with_name("inference_summary.txt")
+FITTED_AT = datetime.datetime(2026, 1, 2, 3, 4, 5)
+
+
+def build_results():
+    """Linear NORDIC-1 on 120 seeded rows, three ordered levels, with the Bahadur covariance."""
+    from nordicstats import NORDIC, NORDICResults
+    from nordicstats.exceptions import InferenceWarning
+
+    rng = np.random.default_rng(20261122)
+    X = pd.DataFrame(rng.normal(size=(120, 2)), columns=["age", "dose"])
+    latent = 1.2 * X["age"] - 0.8 * X["dose"] + rng.logistic(size=120) * 0.6
+    y = pd.Categorical(np.digitize(latent, [-0.6, 0.6]), ordered=True).rename_categories(
+        ["low", "mid", "high"])
+    model = NORDIC(pd.Series(y, name="severity"), X, kernel="linear", method="nordic1")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", InferenceWarning)
+        res = model.fit(cov_type="none")
+        frozen = dataclasses.replace(res.solver_result, time=0.5, kkt_residual=1e-10)
+        return NORDICResults(model, frozen, cov_type="bahadur", fitted_at=FITTED_AT)
+
+
+if __name__ == "__main__":
+    GOLDEN.write_text(str(build_results().summary()) + "\n")
+    print(f"wrote {GOLDEN}")

@@ -1,0 +1,141 @@
+test_that("nordic fits, prints, summarises and predicts with the user's levels", {
+    skip_without_python()
+    d <- make_ordinal_data()
+    fit <- quiet_inference(nordic(y ~ x1 + x2 + g, data = d, kernel = "linear"))
+    expect_s3_class(fit, c("nordic", "nordicstats_fit"))
+    expect_identical(fit$levels, c("low", "mid", "high"))
+    expect_identical(fit$boundaries, c("low|mid", "mid|high"))
+    expect_equal(nobs(fit), 60L)
+    expect_output(print(fit), "Coefficients \\(one column per boundary\\)")
+    s <- summary(fit)
+    expect_s3_class(s, "summary.nordic")
+    out <- capture.output(print(s))
+    expect_true(any(grepl("^Intercepts \\(one per boundary\\):", out)))
+    expect_true(any(grepl("Coefficients, boundary low\\|mid:", out)))
+    cf <- coef(fit)
+    expect_identical(dimnames(cf), list(c("(Intercept)", "x1", "x2", "gv"),
+                                        c("low|mid", "mid|high")))
+    p <- predict(fit, newdata = d)
+    expect_true(is.ordered(p))
+    expect_identical(levels(p), levels(d$y))
+    expect_identical(p, fit$fitted_class)            # Python's own training predictions
+    dec <- predict(fit, newdata = d, type = "decision")
+    expect_identical(unname(dec), unname(fit$fitted_decision))
+    ## the class is the number of boundaries with f_k >= 0 (no crossings here)
+    expect_identical(as.integer(p), as.integer(rowSums(dec >= 0)) + 1L)
+    expect_equal(unname(dec[, "low|mid"]),
+                 drop(cbind(1, as.matrix(d[, c("x1", "x2")]), d$g == "v") %*% cf[, "low|mid"]),
+                 tolerance = 1e-10)
+})
+
+test_that("vcov and confint come from Python, or say why they cannot", {
+    skip_without_python()
+    d <- make_ordinal_data(n = 100, seed = 2)
+    fit <- quiet_inference(nordic(y ~ x1 + x2, data = d, kernel = "linear"))
+    V <- tryCatch(vcov(fit), nordicstats_python_error = function(e) e)
+    if (inherits(V, "error")) {
+        expect_match(conditionMessage(V), "cov_params")
+        expect_error(confint(fit), class = "nordicstats_python_error")
+        skip("NORDICResults has no cov_params() in this version")
+    }
+    expect_true(isSymmetric(unname(V)))
+    ci <- confint(fit)
+    expect_identical(colnames(ci), c("2.5 %", "97.5 %"))
+    se <- sqrt(diag(V))
+    est <- (ci[, 1] + ci[, 2]) / 2
+    ## Wald intervals from Python: half-width = z * se (checks the level is passed on)
+    expect_equal(unname(ci[, 2] - ci[, 1]), unname(2 * qnorm(0.975) * se), tolerance = 1e-8)
+    ci90 <- confint(fit, level = 0.9)
+    expect_equal(unname(ci90[, 2] - ci90[, 1]), unname(2 * qnorm(0.95) * se),
+                 tolerance = 1e-8)
+    expect_identical(confint(fit, parm = rownames(ci)[2]), ci[2, , drop = FALSE])
+    expect_error(confint(fit, parm = "nope"), "not parameters")
+    expect_error(vcov(nordic(y ~ x1 + x2, data = d[1:40, ])), "linear",
+                 class = "nordicstats_python_error")
+})
+
+test_that("missing values: na.omit by default, na.fail errors, na.exclude pads", {
+    skip_without_python()
+    d <- make_ordinal_data()
+    d$x2[c(3, 7)] <- NA
+    d$y[10] <- NA
+    fit <- quiet_inference(nordic(y ~ x1 + x2, data = d, kernel = "linear"))
+    expect_equal(nobs(fit), 57L)
+    expect_identical(as.integer(fit$na.action), c(3L, 7L, 10L))
+    expect_output(print(fit), "3 observations deleted due to missingness")
+    expect_error(nordic(y ~ x1 + x2, data = d, na.action = na.fail), "missing values")
+    fit_ex <- quiet_inference(nordic(y ~ x1 + x2, data = d, kernel = "linear",
+                                     na.action = na.exclude))
+    pe <- predict(fit_ex)
+    expect_length(pe, 60L)
+    expect_true(all(is.na(pe[c(3, 7, 10)])))
+    pn <- predict(fit, newdata = d)                 # NA covariates -> NA predictions
+    expect_length(pn, 60L)
+    expect_true(all(is.na(pn[c(3, 7)])))
+    expect_false(is.na(pn[10]))
+    expect_identical(pn[-c(3, 7, 10)], predict(fit))
+})
+
+test_that("bad input gives R errors carrying the Python message", {
+    skip_without_python()
+    d <- make_ordinal_data()
+    expect_error(nordic(y ~ x1, data = d, C = -1),
+                 "The 'C' parameter of NORDIC must be a float in \\(0, inf\\)",
+                 class = "ValueError")
+    expect_error(nordic(y ~ x1, data = d, method = "nordic9"),
+                 "The 'method' parameter of NORDIC must be one of",
+                 class = "nordicstats_python_error")
+    expect_error(nordic(y ~ x1, data = d, kernel = "sigmoid"), "kernel",
+                 class = "nordicstats_python_error")
+    one <- d
+    one$y <- factor(rep("low", nrow(d)), levels = "low", ordered = TRUE)
+    expect_error(nordic(y ~ x1, data = one), "single observed class",
+                 class = "nordicstats_python_error")
+    unordered <- d
+    unordered$y <- factor(as.character(d$y))
+    expect_error(nordic(y ~ x1, data = unordered), "unordered factor.*ordered\\(")
+    err <- tryCatch(nordic(y ~ x1, data = d, C = -1), error = identity)
+    expect_s3_class(err, c("ValueError", "nordicstats_python_error", "error", "condition"))
+    expect_match(err$traceback, "Traceback")
+})
+
+test_that("Python warnings become R warnings", {
+    skip_without_python()
+    d <- make_ordinal_data()
+    expect_warning(quiet_inference(.py("refit_model", key = "test-warning",
+                       state = list(family = "nordic", y = d$y,
+                                    X = as.matrix(d[, c("x1", "x2")]),
+                                    args = list(kernel = "linear")),
+                       fitted_decision = matrix(0, 60, 2))),
+                   "different decision values", class = "nordicstats_python_warning")
+})
+
+test_that("a fit saved with saveRDS predicts identically after readRDS", {
+    skip_without_python()
+    d <- make_ordinal_data()
+    for (kernel in c("rbf", "linear")) {
+        fit <- quiet_inference(nordic(y ~ x1 + x2 + g, data = d, kernel = kernel))
+        before <- predict(fit, newdata = d, type = "decision")
+        path <- tempfile(fileext = ".rds")
+        saveRDS(fit, path)
+        .py("forget_fits")                  # as in a new session: Python lost the fit
+        back <- readRDS(path)
+        expect_false(.py("has_fit", key = back$key))
+        expect_identical(predict(back, newdata = d, type = "decision"), before)
+        expect_identical(predict(back, newdata = d), predict(fit, newdata = d))
+    }
+})
+
+test_that("kernels, methods and extra arguments reach Python", {
+    skip_without_python()
+    d <- make_ordinal_data(n = 40)
+    fit <- nordic(y ~ x1 + x2, data = d, method = "bsvm", kernel = "poly", degree = 2,
+                  gamma = 0.5, C = 2)
+    expect_identical(fit$method, "bsvm")
+    expect_identical(fit$kernel, "poly")
+    expect_equal(fit$gamma, 0.5)
+    expect_equal(fit$C, 2)
+    expect_null(fit$coefficients)
+    expect_identical(rownames(coef(fit)), "(Intercept)")
+    expect_error(nordic(y ~ x1, data = d, order = c("a", "b")), "cannot be set from R")
+})
