@@ -164,7 +164,7 @@ def _finish(codes, levels, source, name):
     counts = response.counts
     if response.n_levels < 2 or np.count_nonzero(counts) < 2:
         raise ValueError(
-            f"endog has a single observed class ({[levels[i] for i in np.flatnonzero(counts)]}); "
+            f"endog has only one class ({[levels[i] for i in np.flatnonzero(counts)]}); "
             "ordinal classification needs at least two (three or more for the noncrossing "
             "constraints to matter)."
         )

@@ -131,7 +131,7 @@ def parallel_restrictions(n_boundaries, n_terms):
     Examples
     --------
     >>> parallel_restrictions(3, 2).tolist()
-    [[0.0, 1.0, 0.0, -1.0, 0.0, 0.0], [0.0, 0.0, 0.0, 0.0, 1.0, -1.0]]
+    [[0.0, 1.0, 0.0, -1.0, 0.0, 0.0], [0.0, 0.0, 0.0, 1.0, 0.0, -1.0]]
     """
     if n_boundaries < 2:
         raise ValueError("test_parallel needs at least two boundaries (K >= 3 classes).")

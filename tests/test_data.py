@@ -30,7 +30,7 @@ def test_labels_round_trip():
 
 
 @pytest.mark.parametrize("y,kwargs,message", [
-    (["a", "a", "a"], {}, "single observed class"),
+    (["a", "a", "a"], {}, "only one class"),
     (["a", None, "b"], {}, "missing value"),
     ([1.0, np.nan, 2.0], {}, "missing value"),
     (["a", "b", "z"], {"order": ["a", "b"]}, r"labels \['z'\] that are not in order"),

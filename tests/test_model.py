@@ -111,7 +111,7 @@ def test_bad_data_get_clear_errors():
     Xnan.iloc[2, 0] = np.nan
     with pytest.raises(ValueError, match="NaN or infinite"):
         NORDIC(y, Xnan)
-    with pytest.raises(ValueError, match="single observed class"):
+    with pytest.raises(ValueError, match="only one class"):
         NORDIC(["a"] * 20, X)
     res = NORDIC(y, X).fit()
     with pytest.raises(ValueError, match="X has 3 columns but the model was fitted with 2"):
@@ -157,7 +157,7 @@ def test_summary_reports_model_solver_and_classes():
     text = res.summary().as_text()
     for piece in ["NORDIC-1", "Fri, 02 Jan 2026", "03:04:05", "quadprog", "optimal",
                   "lo|mid", "mid|hi", "Price of noncrossing", "ordered categorical",
-                  "Linear boundary coefficients"]:
+                  "Boundary lo|mid", "std err"]:
         assert piece in text, piece
     assert "<table" in res.summary().as_html()
     assert "\\begin{tabular}" in res.summary().as_latex()

@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from types import MappingProxyType
-
 import numpy as np
 
 __all__ = ["SolverResult"]
@@ -73,8 +71,8 @@ class SolverResult:
                 value = np.array(value, dtype=float)
                 value.setflags(write=False)
                 object.__setattr__(self, name, value)
-        object.__setattr__(self, "multipliers", MappingProxyType(dict(self.multipliers)))
-        object.__setattr__(self, "info", MappingProxyType(dict(self.info)))
+        object.__setattr__(self, "multipliers", dict(self.multipliers))
+        object.__setattr__(self, "info", dict(self.info))
 
     @property
     def converged(self):

@@ -89,7 +89,7 @@ test_that("bad input gives R errors carrying the Python message", {
                  class = "nordicstats_python_error")
     one <- d
     one$y <- factor(rep("low", nrow(d)), levels = "low", ordered = TRUE)
-    expect_error(nordic(y ~ x1, data = one), "single observed class",
+    expect_error(nordic(y ~ x1, data = one), "only one class",
                  class = "nordicstats_python_error")
     unordered <- d
     unordered$y <- factor(as.character(d$y))
