@@ -21,7 +21,6 @@
 ## Order: option `nordicstats.python`, environment variable
 ## `NORDICSTATS_PYTHON`, then `.venv/bin/python` in the directory the package
 ## was installed from (`R CMD INSTALL .` in the repository).
-## @keywords internal
 nordic_python <- function() {
     candidates <- c(getOption("nordicstats.python", ""),
                     Sys.getenv("NORDICSTATS_PYTHON", ""),

@@ -42,12 +42,8 @@ from scipy import stats  # noqa: E402
 
 from nordicstats.data import binary_signs  # noqa: E402
 from nordicstats.exceptions import InferenceWarning  # noqa: E402
-from nordicstats.inference import (  # noqa: E402
-    BahadurCovariance,
-    parallel_restrictions,
-    population_svm,
-    wald_test,
-)
+from nordicstats.hypotheses import parallel_restrictions, wald_test  # noqa: E402
+from nordicstats.inference import BahadurCovariance, population_svm  # noqa: E402
 
 S = np.array([[1.0, 0.4], [0.4, 1.0]])
 DESIGNS = {
@@ -74,9 +70,13 @@ def draw(rng, n, priors, means):
 
 
 class CvxpyNordic1:
-    """Linear NORDIC-1 primal (joint constraints) in cvxpy, compiled once per n (DPP)."""
+    """Linear NORDIC-1 primal (joint constraints) in cvxpy, compiled once per n (DPP).
 
-    def __init__(self, n, d, K, C=1.0):
+    ``method="bsvm"`` drops the noncrossing constraints (K-1 separate SVMs).  After a
+    call, ``active`` says whether any noncrossing multiplier is positive.
+    """
+
+    def __init__(self, n, d, K, C=1.0, method="nordic1"):
         import cvxpy as cp
 
         self.Xa = cp.Parameter((n, d + 1))
@@ -84,8 +84,10 @@ class CvxpyNordic1:
         self.beta = cp.Variable((d + 1, K - 1))
         hinge = sum(cp.sum(cp.pos(1 - self.Z[k] @ self.beta[:, k])) for k in range(K - 1))
         cons = [self.Xa @ (self.beta[:, k] - self.beta[:, k + 1]) >= 0 for k in range(K - 2)]
+        self.cons = cons if method == "nordic1" else []
+        self.active = False
         self.problem = cp.Problem(cp.Minimize(0.5 * cp.sum_squares(self.beta[1:, :]) + C * hinge),
-                                  cons)
+                                  self.cons)
 
     def __call__(self, X, signs):
         Xa = np.column_stack([np.ones(len(X)), X])
@@ -93,6 +95,7 @@ class CvxpyNordic1:
         for k, Z in enumerate(self.Z):
             Z.value = Xa * signs[:, [k]]
         self.problem.solve(solver="CLARABEL")
+        self.active = any(np.max(c.dual_value) > 1e-6 for c in self.cons)
         return np.asarray(self.beta.value)
 
 
@@ -102,24 +105,25 @@ def nordic_fitter(n, d, K):
     def fit(X, signs):
         codes = (signs > 0).sum(axis=1)
         res = NORDIC(codes, X, kernel="linear", method="nordic1", noncrossing="joint").fit(
-            cov_type=None)
+            cov_type="none")
         return np.asarray(res.params, dtype=float)
 
     return fit
 
 
-def run(design, n, reps, solver, seed):
+def run(design, n, reps, solver, seed, method="nordic1"):
     priors, means = DESIGNS[design]
     beta = truths(priors, means)
     K, d = len(priors), means.shape[1]
-    fit = CvxpyNordic1(n, d, K) if solver == "cvxpy" else nordic_fitter(n, d, K)
+    fit = CvxpyNordic1(n, d, K, method=method) if solver == "cvxpy" else nordic_fitter(n, d, K)
     R = parallel_restrictions(K - 1, d + 1)
     rng = np.random.default_rng(seed)
-    covered, reject, ses, ests = [], [], [], []
+    covered, reject, ses, ests, active = [], [], [], [], []
     for _ in range(reps):
         X, codes = draw(rng, n, priors, means)
         signs = binary_signs(codes, K)
         params = fit(X, signs)
+        active.append(getattr(fit, "active", np.nan))
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", InferenceWarning)
             cov = BahadurCovariance(X, signs, params).cov
@@ -129,6 +133,7 @@ def run(design, n, reps, solver, seed):
         ses.append(se)
         ests.append(params)
     return {"beta": beta, "coverage": np.mean(covered, axis=0), "reject": np.mean(reject),
+            "active": np.mean(active),
             "se_ratio": np.mean(ses, axis=0) / np.std(ests, axis=0, ddof=1)}
 
 
@@ -140,7 +145,8 @@ def report(design, n, out, reps):
     ratio = out["se_ratio"]
     print(f"{design:9s} n={n:5d} reps={reps}  coverage: {cells}")
     print(f"{'':9s}          mean SE / MC SD: {np.array2string(ratio.T.ravel(), precision=3)}  "
-          f"test_parallel rejection (5%): {out['reject']:.3f}")
+          f"test_parallel rejection (5%): {out['reject']:.3f}  "
+          f"constraints active in {out['active']:.0%} of fits")
 
 
 def main(argv=None):
@@ -149,10 +155,12 @@ def main(argv=None):
     parser.add_argument("--sizes", type=int, nargs="+", default=[250, 500, 1000, 2000])
     parser.add_argument("--designs", nargs="+", default=list(DESIGNS), choices=list(DESIGNS))
     parser.add_argument("--solver", choices=["cvxpy", "nordic"], default="cvxpy")
+    parser.add_argument("--method", choices=["nordic1", "bsvm"], default="nordic1",
+                        help="cvxpy fits: NORDIC-1 (joint constraints) or separate SVMs")
     parser.add_argument("--seed", type=int, default=20261122)
     args = parser.parse_args(argv)
     print("OMP_NUM_THREADS=1, OPENBLAS_NUM_THREADS=1; 2-core machine shared with other jobs, "
-          f"so runtimes are indicative only. solver={args.solver}")
+          f"so runtimes are indicative only. solver={args.solver}, method={args.method}")
     start = time.perf_counter()
     for design in args.designs:
         beta = truths(*DESIGNS[design])
@@ -160,7 +168,8 @@ def main(argv=None):
         print(np.array2string(beta, precision=10))
         print(f"  max |w_1* - w_2*| = {np.abs(beta[1:, 0] - beta[1:, 1]).max():.2e}")
         for n in args.sizes:
-            report(design, n, run(design, n, args.reps, args.solver, args.seed + n), args.reps)
+            out = run(design, n, args.reps, args.solver, args.seed + n, args.method)
+            report(design, n, out, args.reps)
     print(f"\nruntime {time.perf_counter() - start:.1f} s; binomial SD of a coverage at "
           f"{args.reps} reps: {np.sqrt(0.95 * 0.05 / args.reps):.4f}; of a 5% level: "
           f"{np.sqrt(0.05 * 0.95 / args.reps):.4f}")

@@ -112,7 +112,7 @@ def wald_test(params, cov, R, q=None, labels=None, title="Wald test"):
 
 def _describe_rows(R, q, labels=None):
     """Restrictions in words, e.g. ``"x1@1|2 - x1@2|3 = 0"``."""
-    for row, value in zip(R, q):
+    for row, value in zip(R, q, strict=True):
         text = ""
         for j in np.flatnonzero(row):
             name = labels[j] if labels is not None else f"p[{j}]"
@@ -204,7 +204,7 @@ def _split_commas(piece, labels):
             masked = masked.replace(label, "\0" * len(label))
     cuts = [i for i, ch in enumerate(masked) if ch == ","]
     bounds = [-1, *cuts, len(piece)]
-    return [piece[a + 1:b] for a, b in zip(bounds[:-1], bounds[1:])]
+    return [piece[a + 1:b] for a, b in zip(bounds[:-1], bounds[1:], strict=True)]
 
 
 def _tokenize(piece, token, labels):

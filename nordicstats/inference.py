@@ -18,7 +18,8 @@ Stacking the K-1 representations gives the joint covariance
 which is what Wald tests across boundaries (e.g. parallel boundaries) need.
 
 Plug-in estimator (:class:`BahadurCovariance`): r_ik = 1 - y_i^(k) x~_i' beta^_k,
-G^_kl = n^{-1} sum_i s_ik s_il' with scores s_ik = 1{r_ik >= 0} y_i^(k) x~_i, and
+G^_kl = n^{-1} sum_i s_ik s_il' with scores s_ik = 1{r_ik >= 0} y_i^(k) x~_i (the ~d+1
+rows exactly on the margin, |r_ik| <= MARGIN_TOL, count 1/2 there), and
 H^_k = (n h_k)^{-1} sum_i kappa(r_ik / h_k) x~_i x~_i' with a smoothing kernel kappa
 and bandwidth h_k = c * min(sd(r_k), IQR(r_k) / 1.34) * n^(-1/3) (the Hall-Sheather
 rate used for the same job in quantile regression; c = 1 by default).  This choice
@@ -26,6 +27,21 @@ was checked by Monte Carlo (see ``benchmarks/mc_coverage.py`` and the tests).
 
 Parameters are stacked boundary-major: the vector is ``params.T.ravel()`` for a
 ``params`` array of shape (1 + d, K-1) whose row 0 is the intercept.
+
+Use through the model: ``NORDIC(..., kernel="linear").fit(cov_type=..., cov_kwds=...)``
+
+* ``cov_type="bahadur"`` (default for linear fits): ``cov_kwds`` ``bandwidth``
+  ("hall-sheather" or a positive number, or one per boundary), ``kernel``
+  ("gaussian" or "epanechnikov", both scaled to unit variance), ``constant`` (1.0);
+* ``cov_type="bootstrap"``: case resampling and a refit per replicate, ``cov_kwds``
+  ``n_boot`` (200), ``random_state``, ``n_jobs`` (joblib), ``disable`` (tqdm bar off);
+* ``cov_type="none"``: no covariance (e.g. inside tuning loops).
+
+Guards: a constant classifier (w^_k = 0) or a near-singular H^_k (scaled condition
+number > :data:`COND_MAX`) gives NaN standard errors for that boundary plus an
+:class:`~nordicstats.exceptions.InferenceWarning`; fewer than :data:`MIN_SIDE_COUNT`
+observations on a side of a boundary, or noncrossing constraints active at the
+solution, give a warning with the numbers.  Non-linear kernels raise ``ValueError``.
 """
 
 from __future__ import annotations
@@ -33,7 +49,6 @@ from __future__ import annotations
 import warnings
 from dataclasses import dataclass, field
 from functools import partial
-from types import MappingProxyType
 
 import numpy as np
 import pandas as pd
@@ -66,6 +81,9 @@ COND_MAX = 1e8
 MIN_SIDE_COUNT = 100
 #: Residuals within this distance of 0 or 2 for every row mean a constant classifier (w = 0).
 CONSTANT_TOL = 1e-7
+#: Rows with |r_ik| <= MARGIN_TOL lie on the margin; they enter G^ with weight 1/2 so that
+#: solver round-off (r = +-1e-9 for the ~d+1 margin points) cannot flip them in or out.
+MARGIN_TOL = 1e-5
 
 _SQRT5 = np.sqrt(5.0)
 
@@ -139,7 +157,8 @@ def _check_bahadur_kwds(kwds):
         )
     constant = kwds["constant"]
     if not isinstance(constant, (int, float, np.number)) or not constant > 0:
-        raise ValueError(f"cov_kwds['constant'] must be a positive number. Got {constant!r} instead.")
+        raise ValueError(
+            f"cov_kwds['constant'] must be a positive number. Got {constant!r} instead.")
     bw = kwds["bandwidth"]
     if isinstance(bw, str):
         if bw != "hall-sheather":
@@ -200,7 +219,11 @@ def bandwidth(residuals, rule="hall-sheather", constant=1.0):
     r = np.asarray(residuals, dtype=float)
     r = r[:, None] if r.ndim == 1 else r
     if not isinstance(rule, str):
-        return np.broadcast_to(np.asarray(rule, dtype=float), (r.shape[1],)).copy()
+        values = np.atleast_1d(np.asarray(rule, dtype=float))
+        if values.size not in (1, r.shape[1]):
+            raise ValueError(f"cov_kwds['bandwidth'] needs one value or one per boundary "
+                             f"({r.shape[1]}); got {values.size} values.")
+        return np.broadcast_to(values, (r.shape[1],)).copy()
     q75, q25 = np.percentile(r, [75, 25], axis=0)
     scale = np.minimum(r.std(axis=0, ddof=1), (q75 - q25) / 1.34)
     return constant * scale * r.shape[0] ** (-1.0 / 3.0)
@@ -276,8 +299,13 @@ class BahadurCovariance:
 
     @property
     def scores(self):
-        """s_ik = 1{r_ik >= 0} y_i^(k) x~_i, stacked boundary-major: shape (n, (K-1)(1+d))."""
-        active = (self.residuals >= 0) * self.signs
+        """s_ik = 1{r_ik >= 0} y_i^(k) x~_i, stacked boundary-major: shape (n, (K-1)(1+d)).
+
+        Rows on the margin (|r_ik| <= MARGIN_TOL) get the indicator 1/2.
+        """
+        r = self.residuals
+        indicator = np.where(np.abs(r) <= MARGIN_TOL, 0.5, (r > 0).astype(float))
+        active = indicator * self.signs
         return np.concatenate([self.X * active[:, [k]] for k in range(self.n_boundaries)], axis=1)
 
     @property
@@ -319,15 +347,18 @@ def scaled_condition_number(H):
 
 
 def side_count_warning(signs, names):
-    """InferenceWarning text when a boundary has fewer than MIN_SIDE_COUNT rows on a side, else None."""
+    """Warning text if a boundary has fewer than MIN_SIDE_COUNT rows on a side, else None."""
     signs = np.asarray(signs)
     smallest = np.minimum((signs > 0).sum(axis=0), (signs < 0).sum(axis=0))
-    small = [f"{name} ({int(c)})" for name, c in zip(names, smallest) if c < MIN_SIDE_COUNT]
+    small = [f"{name} ({int(c)})" for name, c in zip(names, smallest, strict=True)
+             if c < MIN_SIDE_COUNT]
     if not small:
         return None
-    return (f"boundaries {', '.join(small)} have fewer than {MIN_SIDE_COUNT} observations on one "
-            "side; the Bahadur intervals under-cover at such sizes (slopes are biased away from "
-            "zero). Consider cov_type='bootstrap' or more data.")
+    subject = (f"boundary {small[0]} has" if len(small) == 1
+               else f"boundaries {', '.join(small)} have")
+    return (f"{subject} fewer than {MIN_SIDE_COUNT} observations on one side; the Bahadur "
+            "intervals under-cover at such sizes (slopes are biased away from zero). Consider "
+            "cov_type='bootstrap' or more data.")
 
 
 # --- covariance of a fitted model (used by NORDICResults) -------------------------------------
@@ -428,7 +459,7 @@ def compute_covariance(results, cov_type=None, cov_kwds=None, stacklevel=5):
              sorted(est.degenerate.items())] + notes
     for note in notes:
         warnings.warn(note, InferenceWarning, stacklevel=stacklevel)
-    return CovarianceResult(cov=est.cov, cov_type=cov_type, cov_kwds=MappingProxyType(kwds),
+    return CovarianceResult(cov=est.cov, cov_type=cov_type, cov_kwds=dict(kwds),
                             description=est.describe(), bandwidths=bandwidths, notes=tuple(notes))
 
 
@@ -468,8 +499,9 @@ def _active_note(results, tol=1e-8):
         return None
     return (f"{count} noncrossing constraint(s) are active at the solution. Theorem 1 (the "
             "constrained fit has the unconstrained SVM's limit law) is asymptotic, so at this "
-            "sample size the Bahadur intervals may be distorted; compare with cov_type="
-            "'bootstrap'.")
+            "sample size the Bahadur intervals may be distorted, and test_parallel() tends to "
+            "be conservative (binding constraints pull the boundaries together); compare with "
+            "cov_type='bootstrap'.")
 
 
 # --- pandas views and summary pieces ---------------------------------------------------------

@@ -25,10 +25,13 @@ then the ``gamma`` nearest the middle of the gamma grid (the median-distance
 width of the paper's grid), then the smaller ``gamma`` (the wider kernel);
 any other parameter by its position in the grid.
 
-Each kernel matrix is computed once per width and fold and reused across the
-``C`` grid: the classifier is given a Gram function that returns the stored
-blocks (:class:`CachedKernel`).  The NORDIC solvers have no warm start, so
-nothing else is carried along the grid.
+For the NORDIC methods (``bsvm``, ``nordic0``, ``nordic1``, ``nordic2``) the
+model, its training kernel matrix and the kernel matrix between the evaluation
+and training rows are built once per width and fold and reused along the ``C``
+grid: each ``C`` only re-solves the problem (:func:`nordicstats.solvers.solve`).
+The solvers have no warm start, so nothing else is carried along the grid.  The
+competitors (libsvm-based SVR and DR, CK, ordered logit) are refitted from the
+data at every grid point.
 """
 
 from __future__ import annotations
@@ -44,12 +47,11 @@ import numpy as np
 import pandas as pd
 
 from nordicstats.exceptions import SolverError
-from nordicstats.kernels import gamma_candidates, make_kernel
+from nordicstats.kernels import gamma_candidates
 
 __all__ = [
     "PAPER_C_GRID",
     "PAPER_WIDTH_QUANTILES",
-    "CachedKernel",
     "TuningResults",
     "default_grid",
     "make_scorer",
@@ -69,47 +71,6 @@ _TIE_TOLERANCE = 1e-12
 _GRID_POINT_ERRORS = (SolverError, ValueError, np.linalg.LinAlgError)
 
 
-class CachedKernel:
-    """Gaussian Gram function that returns precomputed blocks for known inputs.
-
-    ``kernel(A, B)`` is ``exp(-gamma ||a - b||^2)`` for every row pair; when
-    ``(A, B)`` equal (in shape and values) a stored pair, the stored matrix is
-    returned instead of recomputed.  Passing it as ``kernel=`` to a classifier
-    makes the kernel matrix of one width shared by all fits along the C grid.
-
-    Parameters
-    ----------
-    gamma : float
-        RBF scale.
-    pairs : sequence of (A, B)
-        Row blocks whose Gram matrices are computed once, now.
-
-    Examples
-    --------
-    >>> X = np.array([[0.0], [1.0]])
-    >>> k = CachedKernel(0.5, [(X, X)])
-    >>> np.allclose(k(X, X), np.exp(-0.5 * np.array([[0, 1], [1, 0]])))
-    True
-    """
-
-    def __init__(self, gamma, pairs=()):
-        self.gamma = float(gamma)
-        self._rbf = make_kernel("rbf", gamma=self.gamma)
-        self._blocks = [(np.asarray(A, float), np.asarray(B, float),
-                         self._rbf(A, B)) for A, B in pairs]
-        self.hits = 0
-        self.__name__ = f"cached_rbf(gamma={self.gamma:.4g})"
-
-    def __call__(self, A, B):
-        A, B = np.asarray(A, float), np.asarray(B, float)
-        for a, b, gram in self._blocks:
-            if a.shape == A.shape and b.shape == B.shape and np.array_equal(a, A) \
-                    and np.array_equal(b, B):
-                self.hits += 1
-                return gram
-        return self._rbf(A, B)
-
-
 @dataclass(frozen=True)
 class TuningResults:
     """Outcome of :func:`tune`.
@@ -120,7 +81,8 @@ class TuningResults:
         One row per grid point, in grid order: the parameters, ``score`` (the
         criterion on the tuning set or pooled over the CV folds), ``split<j>``
         fold scores (CV), ``fit_time`` (seconds, all folds), ``rank`` (1 = best,
-        after tie-breaking) and ``message`` (why a grid point failed, else "").
+        after tie-breaking), ``message`` (why a grid point failed, else "") and
+        ``warning`` (warnings raised while fitting it, else "").
     best_params : dict
         The selected grid point.
     best_score : float
@@ -335,8 +297,9 @@ def select_best(scores, grid):
     """
     values = scores["score"].to_numpy(dtype=float)
     if not np.any(np.isfinite(values)):
-        raise ValueError("every grid point failed, so no parameters can be selected; see the "
-                         "'message' column of the scores.")
+        first = scores["message"].iloc[0] if "message" in scores else ""
+        raise ValueError(f"every grid point failed, so no parameters can be selected; the first "
+                         f"failure was: {first}")
     best = np.nanmin(values[np.isfinite(values)])
     tied = np.flatnonzero(values <= best + _TIE_TOLERANCE * max(1.0, abs(best)))
 
@@ -361,41 +324,86 @@ def _take(data, index):
         np.asarray(data)[index]
 
 
-def _fit_predict(factory, params, X_fit, y_fit, X_eval, kernel):
-    extra = {} if kernel is None else {"kernel": kernel}
-    model = factory(**{**{k: v for k, v in params.items() if k != "gamma" or kernel is None},
-                       **extra})
-    model.fit(X_fit, y_fit)
-    return model.predict(X_eval)
+class _RefitAtEachPoint:
+    """Generic path: build and fit the classifier from the data at every grid point."""
+
+    def __init__(self, factory, params, X_fit, y_fit, X_eval):
+        self.factory, self.params = factory, params
+        self.X_fit, self.y_fit, self.X_eval = X_fit, y_fit, X_eval
+
+    def __call__(self, C):
+        extra = {} if C is None else {"C": C}
+        model = self.factory(**self.params, **extra).fit(self.X_fit, self.y_fit)
+        return model.predict(self.X_eval)
 
 
-def _evaluate_grid(factory, names, points, evaluations, score, use_cache):
-    """Score every grid point over the evaluation pairs (one for holdout, k for CV)."""
-    rows, caches = [], {}
+class _NordicPath:
+    """NORDIC path: one model and two kernel matrices per width; each C re-solves the problem.
+
+    The predictions are those of ``NORDIC.fit().predict``: the same problem and
+    solver, and f_k(x) = K(x, X) omega_k + b_k with the stored K(x, X).
+    """
+
+    def __init__(self, factory, params, X_fit, y_fit, X_eval):
+        self.model = factory(**params).build(X_fit, y_fit)
+        self.gram_eval = self.model.kernel(self.model.exog_for(X_eval), self.model.exog)
+        self.index = X_eval.index if isinstance(X_eval, pd.DataFrame) else None
+
+    def __call__(self, C):
+        from nordicstats.solvers import solve
+        from nordicstats.solvers.problem import predict_codes
+
+        problem = self.model.build_problem(C=C)
+        result = solve(problem, solver=self.model.solver, **self.model.solver_options)
+        F = self.gram_eval @ result.dual_coef + result.intercept
+        return self.model.response.labels(predict_codes(F))
+
+
+def _uses_nordic_path(factory, grid):
+    from nordicstats.compare import NORDIC_METHODS
+
+    probe = factory()
+    return (getattr(probe, "name", None) in NORDIC_METHODS and hasattr(probe, "build")
+            and probe.get_params().get("kernel") == "rbf" and "gamma" in grid)
+
+
+def _evaluate_grid(factory, points, evaluations, score, nordic_path):
+    """Score every grid point over the evaluation pairs (one for holdout, k for CV).
+
+    Points come with all non-C parameters outermost, so a path (model and kernel
+    matrices) is built once per setting of the other parameters and fold.
+    """
+    rows, paths, current, build_error = [], None, None, None
+    path_class = _NordicPath if nordic_path else _RefitAtEachPoint
     for point in points:
-        gamma = point.get("gamma")
-        if use_cache and gamma is not None and gamma not in caches:
-            pairs = [p for X_fit, _, X_eval, _ in evaluations for p in ((X_fit, X_fit),
-                                                                        (X_eval, X_fit))]
-            caches = {gamma: CachedKernel(gamma, pairs)}
-        kernel = caches.get(gamma) if use_cache and gamma is not None else None
+        others = {k: v for k, v in point.items() if k != "C"}
         start, message, fold_scores, predictions = time.perf_counter(), "", [], []
-        try:
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore")  # reported once per tuning below
-                for X_fit, y_fit, X_eval, y_eval in evaluations:
-                    pred = _fit_predict(factory, point, X_fit, y_fit, X_eval, kernel)
-                    predictions.append(pred)
-                    fold_scores.append(float(score(y_eval, pred)))
-        except _GRID_POINT_ERRORS as exc:
-            message = f"{type(exc).__name__}: {exc}"
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            try:
+                if others != current:
+                    current, paths, build_error = others, None, None
+                    try:
+                        paths = [path_class(factory, others, X_fit, y_fit, X_eval)
+                                 for X_fit, y_fit, X_eval, _ in evaluations]
+                    except _GRID_POINT_ERRORS as exc:
+                        build_error = exc
+                if build_error is not None:
+                    raise build_error
+                for path, (_, _, _, y_eval) in zip(paths, evaluations):
+                    predictions.append(path(point.get("C")))
+                    fold_scores.append(float(score(y_eval, predictions[-1])))
+            except _GRID_POINT_ERRORS as exc:
+                message = f"{type(exc).__name__}: {exc}"
         rows.append({**point, "fold_scores": fold_scores, "predictions": predictions,
-                     "fit_time": time.perf_counter() - start, "message": message})
+                     "fit_time": time.perf_counter() - start, "message": message,
+                     "warning": "; ".join(sorted({f"{w.category.__name__}: {w.message}"
+                                                  for w in caught}))})
     return rows
 
 
 def tune(estimator, X, y, *, param_grid=None, X_tune=None, y_tune=None, cv=None,
-         scoring="error", random_state=None, refit=True, cache_kernel=True):
+         scoring="error", random_state=None, refit=True):
     """Choose tuning parameters on a tuning set (the paper) or by stratified k-fold CV.
 
     Parameters
@@ -417,9 +425,6 @@ def tune(estimator, X, y, *, param_grid=None, X_tune=None, y_tune=None, cv=None,
         Seeds the CV folds.
     refit : bool, default=True
         Refit on ``(X, y)`` with the selected parameters and ``kernel="rbf"``.
-    cache_kernel : bool, default=True
-        Give the classifier a :class:`CachedKernel` per ``gamma`` (needs a
-        ``kernel`` parameter that accepts callables).
 
     Returns
     -------
@@ -451,8 +456,7 @@ def tune(estimator, X, y, *, param_grid=None, X_tune=None, y_tune=None, cv=None,
         folds = stratified_folds(y, 5 if cv is None else cv, random_state)
         evaluations = [(_take(X, tr), _take(y, tr), _take(X, te), _take(y, te))
                        for tr, te in folds]
-    use_cache = cache_kernel and "gamma" in grid and "kernel" in _accepted_params(factory)
-    rows = _evaluate_grid(factory, names, points, evaluations, score, use_cache)
+    rows = _evaluate_grid(factory, points, evaluations, score, _uses_nordic_path(factory, grid))
     scores = _score_table(rows, names, folds, y, score)
     best = select_best(scores, grid)
     scores["rank"] = _ranks(scores, best)
@@ -460,6 +464,11 @@ def tune(estimator, X, y, *, param_grid=None, X_tune=None, y_tune=None, cv=None,
     if failed:
         warnings.warn(f"{failed} of {len(scores)} grid points failed and were skipped (score "
                       f"inf); first: {scores.loc[scores['message'].ne(''), 'message'].iloc[0]}",
+                      RuntimeWarning, stacklevel=2)
+    warned = scores["warning"].ne("").sum()
+    if warned:
+        warnings.warn(f"{warned} of {len(scores)} grid points raised warnings (see the 'warning' "
+                      f"column); first: {scores.loc[scores['warning'].ne(''), 'warning'].iloc[0]}",
                       RuntimeWarning, stacklevel=2)
     best_params = {k: scores[k].iloc[best] for k in names}
     best_params = {k: (float(v) if isinstance(v, (float, np.floating)) else v)
@@ -485,6 +494,7 @@ def _score_table(rows, names, folds, y, score):
             record[f"split{j}"] = value
         record["fit_time"] = row["fit_time"]
         record["message"] = row["message"]
+        record["warning"] = row["warning"]
         records.append(record)
     return pd.DataFrame.from_records(records)
 

@@ -94,6 +94,11 @@ def test_population_svm_risk_against_simulation():
 
 
 # --- the plug-in sandwich ---------------------------------------------------------------------
+def _ind(r):
+    """1{r >= 0}, with 1/2 for rows on the margin (|r| <= 1e-5), as documented."""
+    return 0.5 if abs(r) <= 1e-5 else float(r > 0)
+
+
 def brute_force_cov(X, signs, params, h):
     """Koo et al. sandwich from its definition, one observation at a time."""
     n, d = X.shape
@@ -106,9 +111,9 @@ def brute_force_cov(X, signs, params, h):
         r = [1 - signs[i, k] * (x @ params[:, k]) for k in range(m)]
         for k in range(m):
             Hs[k] += stats.norm.pdf(r[k] / h[k]) / h[k] * np.outer(x, x) / n
-            for l in range(m):
-                both = (r[k] >= 0) * (r[l] >= 0) * signs[i, k] * signs[i, l]
-                G[k * p:(k + 1) * p, l * p:(l + 1) * p] += both * np.outer(x, x) / n
+            for j in range(m):
+                both = _ind(r[k]) * _ind(r[j]) * signs[i, k] * signs[i, j]
+                G[k * p:(k + 1) * p, j * p:(j + 1) * p] += both * np.outer(x, x) / n
     B = np.zeros_like(G)
     for k in range(m):
         B[k * p:(k + 1) * p, k * p:(k + 1) * p] = np.linalg.inv(Hs[k])
@@ -121,10 +126,16 @@ def test_bahadur_matches_definition_three_boundaries():
     codes = np.digitize(X @ [1.0, -0.5] + rng.normal(size=150), [-0.7, 0.0, 0.8])
     signs = binary_signs(codes, 4)
     params = np.array([[1.0, 0.1, -0.9], [1.1, 0.9, 1.2], [-0.4, -0.6, -0.5]])
+    # Put two rows exactly on boundary 0's margin to exercise the 1/2 weight.
+    for i in (0, 1):
+        params_row = params[:, 0]
+        X[i, 0] = (signs[i, 0] - params_row[0] - X[i, 1] * params_row[2]) / params_row[1]
+    Xa = np.column_stack([np.ones(150), X])
+    assert np.sum(np.abs(1 - signs[:, 0] * (Xa @ params[:, 0])) < 1e-12) == 2
     est = BahadurCovariance(X, signs, params)
     np.testing.assert_allclose(est.cov, brute_force_cov(X, signs, params, est.bandwidths),
                                rtol=1e-10, atol=1e-14)
-    r = 1 - signs * (np.column_stack([np.ones(150), X]) @ params)
+    r = 1 - signs * (Xa @ params)
     expected_h = [min(c.std(ddof=1), stats.iqr(c) / 1.34) * 150 ** (-1 / 3) for c in r.T]
     np.testing.assert_allclose(est.bandwidths, expected_h, rtol=1e-12)
 
@@ -136,6 +147,8 @@ def test_user_bandwidth_and_constant():
     base = BahadurCovariance(X, y[:, None], params)
     fixed = BahadurCovariance(X, y[:, None], params, bandwidth=0.123)
     assert fixed.bandwidths.tolist() == [0.123]
+    with pytest.raises(ValueError, match="one value or one per boundary"):
+        BahadurCovariance(X, y[:, None], params, bandwidth=[0.1, 0.2])
     doubled = BahadurCovariance(X, y[:, None], params, constant=2.0)
     np.testing.assert_allclose(doubled.bandwidths, 2 * base.bandwidths)
     np.testing.assert_allclose(
@@ -194,6 +207,7 @@ def test_side_count_warning_threshold():
     ("bahadur", {"bandwidth": -1.0}, "positive number"),
     ("bahadur", {"constant": 0}, "positive number"),
     ("bootstrap", {"n_boot": 5}, "integer >= 20"),
+    ("bootstrap", {"bandwidth": 0.3}, r"unknown option\(s\) \['bandwidth'\]"),
 ])
 def test_check_cov_kwds_errors(cov_type, kwds, match):
     with pytest.raises(ValueError, match=match):
@@ -498,7 +512,7 @@ def test_nonlinear_kernel_has_no_wald_inference():
     res = NORDIC(codes, X, kernel="rbf").fit()
     assert res.cov_type is None
     with pytest.raises(AttributeError, match="kernel='linear' fits only"):
-        res.bse
+        _ = res.bse
     for cov_type in ("bahadur", "bootstrap"):
         with pytest.raises(ValueError, match="needs kernel='linear'.*bootstrap"):
             res.get_robustcov_results(cov_type)
@@ -520,6 +534,24 @@ def test_warnings_active_constraints_and_small_n():
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         assert res.get_robustcov_results("none").cov_type is None
+
+
+def test_results_singular_hessian_nan_with_warning():
+    """A duplicated covariate makes H singular: NaN everywhere, a warning, no number."""
+    from nordicstats import NORDIC
+
+    rng = np.random.default_rng(0)
+    x = rng.normal(size=120)
+    X = np.column_stack([x, x, rng.normal(size=120)])
+    y = np.where(x + rng.normal(size=120) > 0, 1, 0)
+    with warnings.catch_warnings(record=True) as record:
+        warnings.simplefilter("always")
+        res = NORDIC(y, X, kernel="linear", method="bsvm").fit()
+    messages = [str(w.message) for w in record if w.category is InferenceWarning]
+    assert any("Boundary 0|1 has no standard errors" in m and "singular" in m for m in messages)
+    assert res.bse.isna().all().all() and res.conf_int().isna().all().all()
+    assert np.isfinite(res.params.to_numpy()).all()
+    assert "nan" in str(res.summary()) and "near-singular" in str(res.summary())
 
 
 def test_summary_golden_text():

@@ -38,7 +38,8 @@ FIG2_BOTTOM = [0.15, 0.10, 0.35, 0.40]
 
 # --------------------------------------------------------------------------- Bayes rules
 def test_figure2_examples_mode_and_median_differ_as_in_the_paper():
-    # Paper, Section 2.3: top -> mode class 1, median class 2; bottom -> mode 4, median 3.
+    # Paper, Section 2.3 (figure fig:eta, the paper's first figure): top -> mode class 1,
+    # median class 2; bottom -> mode class 4, median class 3.
     eta = np.array([FIG2_TOP, FIG2_BOTTOM])
     assert bayes_rule_multiclass(eta).tolist() == [0, 3]
     assert bayes_rule_ordinal(eta).tolist() == [1, 2]
@@ -241,7 +242,7 @@ def test_user_callables():
     with pytest.raises(TypeError, match="failed on a numpy array"):
         fisher_consistency(lambda u: float(u), FIG2_TOP)
     with pytest.raises(ValueError, match="finite values"):
-        fisher_consistency(lambda u: np.log(u), FIG2_TOP)
+        fisher_consistency(lambda u: np.full_like(u, np.inf), FIG2_TOP)
     with pytest.raises(ValueError, match="'loss' parameter"):
         fisher_consistency("savage", FIG2_TOP)
     with pytest.raises(ValueError, match="one probability vector"):

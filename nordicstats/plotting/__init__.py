@@ -4,6 +4,7 @@ Each function has the form ``f(data, ax=None or fig=None, **kwargs)`` and return
 matplotlib Axes or Figure it drew on.
 """
 
+from nordicstats.plotting.boundaries import boundary_grid, plot_boundaries  # noqa: F401
 from nordicstats.plotting.experiments import (  # noqa: F401
     plot_confusion_grid,
     plot_error_by_dimension,

@@ -1,4 +1,4 @@
-"""The paper's Figure 2: the mode and the median of the conditional class probabilities.
+"""The paper's figure fig:eta (Section 2.3): mode and median of the class probabilities.
 
 :func:`plot_mode_vs_median` draws each eta vector as a horizontal bar of K
 stacked blocks of lengths eta_1, ..., eta_K, a vertical line at 0.5 (the
@@ -17,7 +17,7 @@ __all__ = ["plot_mode_vs_median"]
 
 
 def plot_mode_vs_median(eta, ax=None, labels=None, row_labels=None, colors=None, **kw):
-    """Stacked-probability bars with the mode and the median marked (paper, Figure 2).
+    """Stacked probability bars with the mode and the median marked (paper, fig:eta).
 
     Parameters
     ----------

@@ -27,6 +27,8 @@ from nordicstats.r.convert import py_to_r, r_to_py
 __all__ = ["expose", "exposed", "dispatch_python", "attach", "register"]
 
 _EXPOSED = {}
+# Warnings meant for developers (of nordicstats or its dependencies), not R users.
+_DEVELOPER_WARNINGS = (DeprecationWarning, PendingDeprecationWarning, ImportWarning)
 # rpy2 trap: an rternalized function must stay referenced from Python, or the
 # next call from R crashes the process.  The dispatcher lives here for good.
 _KEEP_ALIVE = []
@@ -60,7 +62,9 @@ def dispatch_python(name, kwargs):
     """
     out = {"value": None, "error": None, "error_class": None, "traceback": None}
     with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
+        warnings.simplefilter("always")  # every call reports its warnings, not only the first
+        for category in _DEVELOPER_WARNINGS:
+            warnings.simplefilter("ignore", category)
         try:
             func = _EXPOSED.get(name)
             if func is None:

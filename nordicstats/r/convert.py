@@ -176,7 +176,7 @@ def _list_from_r(x):
     items = [r_to_py(x[i], scalars=True) for i in range(len(x))]
     if x.names is ri.NULL:
         return items
-    return {str(name): item for name, item in zip(x.names, items)}
+    return {str(name): item for name, item in zip(x.names, items, strict=True)}
 
 
 def _scalar(values):
@@ -248,8 +248,7 @@ def py_to_r(obj, name="value"):
     if isinstance(obj, (np.ndarray, pd.api.extensions.ExtensionArray, pd.Index)):
         return _vector_to_r(obj, name)
     if isinstance(obj, (bool, int, float, str, np.generic)) or obj is pd.NA:
-        return _vector_to_r(np.asarray([obj], dtype=object if isinstance(obj, str) else None)
-                            if obj is not pd.NA else pd.array([None], dtype="boolean"), name)
+        return _scalar_to_r(obj, name)
     raise TypeError(f"cannot convert {name} of Python type {type(obj).__name__} to R.")
 
 
@@ -316,36 +315,46 @@ def _vector_to_r(values, name):
     )
 
 
+def _data_and_mask(values, dtype, fill):
+    """Plain numpy data and the missing-value mask of an array (masked or not)."""
+    if isinstance(values, np.ndarray):
+        return np.asarray(values, dtype=dtype), np.zeros(values.shape[0], dtype=bool)
+    mask = np.asarray(pd.isna(values), dtype=bool)
+    return np.asarray(values.to_numpy(dtype=dtype, na_value=fill), dtype=dtype), mask
+
+
 def _double_to_r(values):
-    if isinstance(values, pd.api.extensions.ExtensionArray) and not isinstance(values, np.ndarray):
-        arr = values.to_numpy(dtype=np.float64, na_value=np.nan)
-        mask = np.asarray(pd.isna(values))
-        arr = np.where(mask, _R_NA_REAL, arr)
+    if isinstance(values, np.ndarray):
+        arr = np.ascontiguousarray(values, dtype=np.float64)   # NaN payloads kept
     else:
-        arr = np.ascontiguousarray(values, dtype=np.float64)
+        data, mask = _data_and_mask(values, np.float64, np.nan)
+        arr = np.where(mask, _R_NA_REAL, data)
     return ri.FloatSexpVector.from_memoryview(memoryview(np.ascontiguousarray(arr)))
 
 
 def _integer_to_r(values, name):
-    mask = np.asarray(pd.isna(values)) if not isinstance(values, np.ndarray) else \
-        np.zeros(len(values), dtype=bool)
-    arr = np.asarray(values.to_numpy(dtype=np.int64, na_value=0)
-                     if not isinstance(values, np.ndarray) else values, dtype=np.int64)
-    if arr.size and (arr[~mask].min(initial=0) <= _R_INT_NA or arr[~mask].max(initial=0) > _R_INT_MAX):
+    data, mask = _data_and_mask(values, np.int64, 0)
+    present = data[~mask]
+    if present.size and (present.min() <= _R_INT_NA or present.max() > _R_INT_MAX):
         warnings.warn(f"{name} has integers outside R's 32-bit integer range; "
                       "sent to R as doubles.", stacklevel=3)
-        return _double_to_r(np.where(mask, np.nan, arr.astype(np.float64)))
-    out = np.where(mask, _R_INT_NA, arr).astype(np.int32)
+        return _double_to_r(pd.array(np.where(mask, None, data), dtype="Float64"))
+    out = np.where(mask, _R_INT_NA, data).astype(np.int32)
     return ri.IntSexpVector.from_memoryview(memoryview(out))
 
 
 def _logical_to_r(values):
-    mask = np.asarray(pd.isna(values)) if not isinstance(values, np.ndarray) else \
-        np.zeros(len(values), dtype=bool)
-    truth = np.asarray(values.to_numpy(dtype=bool, na_value=False)
-                       if not isinstance(values, np.ndarray) else values, dtype=bool)
-    items = [ri.NA_Logical if m else bool(t) for t, m in zip(truth.tolist(), mask.tolist())]
-    return ri.BoolSexpVector(items)
+    data, mask = _data_and_mask(values, bool, False)
+    return ri.BoolSexpVector([ri.NA_Logical if m else bool(t)
+                              for t, m in zip(data.tolist(), mask.tolist(), strict=True)])
+
+
+def _scalar_to_r(obj, name):
+    if obj is pd.NA:
+        return ri.BoolSexpVector([ri.NA_Logical])
+    if isinstance(obj, str):
+        return ri.StrSexpVector([obj])
+    return _vector_to_r(np.asarray([obj]), name)
 
 
 def _object_to_r(values, name):
@@ -355,7 +364,7 @@ def _object_to_r(values, name):
     inferred = pd.api.types.infer_dtype(present, skipna=True) if present.size else "empty"
     if inferred in ("string", "empty"):
         return ri.StrSexpVector([ri.NA_Character if m else v
-                                 for v, m in zip(arr.tolist(), mask.tolist())])
+                                 for v, m in zip(arr.tolist(), mask.tolist(), strict=True)])
     if inferred == "boolean":
         return _logical_to_r(pd.array(np.where(mask, None, arr), dtype="boolean"))
     if inferred == "integer":

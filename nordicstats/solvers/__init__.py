@@ -5,8 +5,9 @@
 =========== =============================================================
 method      solvers
 =========== =============================================================
-bsvm        ``"quadprog"`` (dual), ``"smo"``/``"primal"`` when installed
-nordic0/1   ``"quadprog"`` (the paper's Wolfe dual), faster paths by size
+bsvm        ``"quadprog"`` (dual), ``"decomposition"``, ``"primal"`` (linear, PIQP)
+nordic1     ``"quadprog"`` (the paper's Wolfe dual), ``"decomposition"``, ``"primal"``
+nordic0     ``"quadprog"`` (primal QP)
 nordic2     ``"scip"`` (mixed-integer program through pyscipopt)
 =========== =============================================================
 
@@ -17,22 +18,38 @@ dependencies (pyscipopt) load only when used.
 from __future__ import annotations
 
 import importlib
+import importlib.util
 
 from nordicstats.solvers.problem import METHODS, NONCROSSING, NordicProblem
 from nordicstats.solvers.result import SolverResult
 
 __all__ = ["solve", "NordicProblem", "SolverResult", "SOLVERS", "METHODS", "NONCROSSING",
-           "choose_solver"]
+           "choose_solver", "AUTO_QUADPROG_MAX_ROWS"]
 
 # solver name -> (module, function, methods it handles)
 SOLVERS = {
     "quadprog": ("nordicstats.solvers.qp", "solve_quadprog", ("bsvm", "nordic0", "nordic1")),
     "scip": ("nordicstats.solvers.milp", "solve_nordic2_scip", ("nordic2",)),
+    "decomposition": ("nordicstats.solvers.decomposition", "solve_dual_decomposition",
+                      ("bsvm", "nordic1")),
+    "primal": ("nordicstats.solvers.linear_primal", "solve_linear_primal", ("bsvm", "nordic1")),
 }
+
+# solver="auto" keeps quadprog (the exact dense reference) while n(K-1) is at most this;
+# above it, linear problems go to the sparse primal (PIQP, when installed) and the
+# others to the decomposition solver.  quadprog's cost grows like (n(K-1))^3.5:
+# ~0.1 s at n(K-1) = 200, ~10 s at 800 (shared/notes/solvers.md).
+AUTO_QUADPROG_MAX_ROWS = 200
 
 
 def choose_solver(problem):
     """The solver ``solver="auto"`` picks for this problem (by method and size).
+
+    * ``nordic2``: ``"scip"``; ``nordic0``: ``"quadprog"``;
+    * ``bsvm``/``nordic1`` with n(K-1) <= :data:`AUTO_QUADPROG_MAX_ROWS`: ``"quadprog"``;
+    * larger linear problems: ``"primal"`` (sparse QP in w with PIQP) when PIQP is
+      installed, otherwise ``"decomposition"``;
+    * larger kernel problems: ``"decomposition"``.
 
     Returns
     -------
@@ -41,7 +58,13 @@ def choose_solver(problem):
     """
     if problem.method == "nordic2":
         return "scip"
-    return "quadprog"
+    if problem.method == "nordic0" or problem.penalty != "l2":
+        return "quadprog"
+    if problem.n * problem.n_boundaries <= AUTO_QUADPROG_MAX_ROWS:
+        return "quadprog"
+    if problem.X is not None and importlib.util.find_spec("piqp") is not None:
+        return "primal"
+    return "decomposition"
 
 
 def solve(problem, solver="auto", **options):

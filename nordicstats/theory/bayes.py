@@ -7,9 +7,9 @@ class probabilities P(Y = k | X = x).  Classes are coded 0, ..., K-1 here, as in
 * The multicategory Bayes rule is the **mode** ``argmax_k eta_k``; it minimises
   the 0-1 risk ``sum_y eta_y 1{phi != y}``.
 * The ordinal Bayes rule is the **median**: the class k with
-  ``sum_{l<k} eta_l < 1/2 < sum_{l<=k} eta_l`` (Section 5.1, also the cut of
-  the 0.5 line in Figure 2).  It minimises the absolute (distance) risk
-  ``sum_y eta_y |phi - y|``, which equals the aggregated 0-1 loss of the K-1
+  ``sum_{l<k} eta_l < 1/2 < sum_{l<=k} eta_l`` (Section 5.1; the block cut
+  by the 0.5 line in figure fig:eta, Section 2.3).  It minimises the absolute
+  (distance) risk ``sum_y eta_y |phi - y|``, which equals the aggregated 0-1 loss of the K-1
   binary subproblems, ``|phi - y| = sum_k 1{sign(phi > k) != sign(y > k)}``.
 
 Ties.  Both rules return the *lowest-coded minimiser of their own risk*.  For
@@ -144,7 +144,7 @@ def bayes_rule_ordinal(eta):
 
     Examples
     --------
-    >>> int(bayes_rule_ordinal([0.40, 0.15, 0.25, 0.20]))   # paper Figure 2, top
+    >>> int(bayes_rule_ordinal([0.40, 0.15, 0.25, 0.20]))   # paper fig:eta, top row
     1
     >>> bayes_rule_ordinal([[0.2, 0.3, 0.5], [0.6, 0.1, 0.3]]).tolist()
     [1, 0]

@@ -69,6 +69,8 @@ test_that("missing values: na.omit by default, na.fail errors, na.exclude pads",
     pe <- predict(fit_ex)
     expect_length(pe, 60L)
     expect_true(all(is.na(pe[c(3, 7, 10)])))
+    fit_sub <- nordic(y ~ x1, data = d, subset = x1 > -1.5)
+    expect_equal(nobs(fit_sub), sum(d$x1 > -1.5 & !is.na(d$y)))
     pn <- predict(fit, newdata = d)                 # NA covariates -> NA predictions
     expect_length(pn, 60L)
     expect_true(all(is.na(pn[c(3, 7)])))
@@ -89,7 +91,7 @@ test_that("bad input gives R errors carrying the Python message", {
                  class = "nordicstats_python_error")
     one <- d
     one$y <- factor(rep("low", nrow(d)), levels = "low", ordered = TRUE)
-    expect_error(nordic(y ~ x1, data = one), "only one class",
+    expect_error(nordic(y ~ x1, data = one), "needs at least two",
                  class = "nordicstats_python_error")
     unordered <- d
     unordered$y <- factor(as.character(d$y))

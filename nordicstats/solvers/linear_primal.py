@@ -1,0 +1,256 @@
+"""Linear NORDIC in the primal, as a sparse QP solved by PIQP, with lazy noncrossing rows.
+
+Variables x = (w_1..w_{K-1}, b, xi) with w_k in R^d (paper, eq. linearNORDIC with
+C = 1/lambda):
+
+    min  sum_k 1/2 ||w_k||^2 + C sum_{k,i} xi_{k,i}
+    s.t. y_ik (x_i'w_k + b_k) + xi_{k,i} >= 1,  xi >= 0                 (hinge rows)
+         joint:    x_i'(w_k - w_{k+1}) + b_k - b_{k+1} >= 0 for all i    (Section 5.2)
+         separate: x_i'(w_k - w_{k+1}) >= 0 for all i,  b_k >= b_{k+1}   (eqs. primal_constraint3-4)
+
+The n(K-2) noncrossing rows are added lazily: the problem is solved without
+them (BSVM, plus b_k >= b_{k+1} in the separate form), the rows violated at the
+solution are added, and the solve repeats until no row is violated by more than
+``feas_tol``.  Only a handful of rows are ever active, so each solve stays close
+to the size of K-1 independent SVMs.  The multipliers of the hinge rows are the
+dual alpha, those of the noncrossing rows phi (zero for rows never added) and
+those of the intercept ordering gamma; ``info["active_noncrossing"]`` counts the
+positive phi and ``info["active_mask"]`` marks them, which is what inference needs.
+
+PIQP (``pip install 'nordicstats[fast]'``) is optional: without it small
+problems fall back to the dual with quadprog and large ones raise a
+:class:`~nordicstats.exceptions.MissingDependencyError`.
+"""
+
+from __future__ import annotations
+
+import time
+import warnings
+
+import numpy as np
+from scipy import sparse
+
+from nordicstats.exceptions import SolverError, SolverLimitWarning, missing_dependency
+from nordicstats.solvers.result import SolverResult
+
+__all__ = ["solve_linear_primal", "QUADPROG_FALLBACK_ROWS"]
+
+# Without PIQP, problems with at most this many hinge rows n(K-1) go to quadprog.
+QUADPROG_FALLBACK_ROWS = 600
+DEFAULT_FEAS_TOL = 1e-8
+DEFAULT_MAX_ROUNDS = 30
+
+
+def solve_linear_primal(problem, tol=1e-9, feas_tol=DEFAULT_FEAS_TOL,
+                        max_rounds=DEFAULT_MAX_ROUNDS, max_iter=250):
+    """Solve linear BSVM or NORDIC-1 in the primal weights with PIQP (sparse).
+
+    Parameters
+    ----------
+    problem : NordicProblem
+        Linear problem (``problem.X`` given), ``method`` in {"bsvm", "nordic1"},
+        ``penalty="l2"``.
+    tol : float, default=1e-9
+        PIQP's absolute and relative tolerances (``eps_abs``, ``eps_rel``).
+    feas_tol : float, default=1e-8
+        A noncrossing row is added when it is violated by more than this.
+    max_rounds : int, default=30
+        Solves with an enlarged row set before giving up with a warning.
+    max_iter : int, default=250
+        PIQP iterations per solve.
+
+    Returns
+    -------
+    SolverResult
+        ``coef`` (d, K-1), ``intercept``, ``dual_coef=None``; ``multipliers``
+        alpha (n, K-1), phi (n, K-2), gamma (K-2); ``kkt_residual`` is the relative
+        duality gap (P - D) / max(1, |P|) recomputed from the multipliers.
+    """
+    _check(problem)
+    try:
+        import piqp
+    except ImportError:
+        if problem.n * problem.n_boundaries <= QUADPROG_FALLBACK_ROWS:
+            from nordicstats.solvers.qp import solve_dual_quadprog
+
+            return solve_dual_quadprog(problem)
+        raise missing_dependency("piqp", "fast",
+                                 "solver='primal' for linear NORDIC") from None
+    start = time.perf_counter()
+    layout = _Layout(problem)
+    rows = np.zeros((0, 2), dtype=int)  # (i, k) noncrossing rows in the model
+    status, rounds, iters = "optimal", 0, 0
+    while True:
+        sol = _solve_once(piqp, problem, layout, rows, tol, max_iter)
+        iters += int(sol.info.iter)
+        rounds += 1
+        w, b = layout.unpack(sol.x)
+        new = _violated_rows(problem, w, b, feas_tol, rows)
+        if new.shape[0] == 0:
+            break
+        if rounds >= max_rounds:
+            status = "iteration_limit"
+            break
+        rows = np.vstack([rows, new])
+    return _result(problem, layout, sol, rows, status, rounds, iters,
+                   time.perf_counter() - start)
+
+
+def _check(problem):
+    if problem.X is None:
+        raise ValueError("solver='primal' needs a linear-kernel problem (NordicProblem.X); "
+                         "use solver='decomposition' or 'quadprog' for other kernels.")
+    if problem.method not in ("bsvm", "nordic1") or problem.penalty != "l2":
+        raise ValueError(
+            f"solver='primal' handles method 'bsvm' or 'nordic1' with penalty 'l2'; got "
+            f"method={problem.method!r}, penalty={problem.penalty!r}. NORDIC-0 orders the "
+            "kernel coefficients omega, which a primal in w cannot express: use "
+            "solver='quadprog'.")
+
+
+class _Layout:
+    """Positions of w (d x m, column blocks), b (m) and xi (n x m) in x."""
+
+    def __init__(self, problem):
+        self.n, self.d = problem.X.shape
+        self.m = problem.n_boundaries
+        self.noncrossing = problem.method == "nordic1" and self.m > 1
+        self.separate = self.noncrossing and problem.noncrossing == "separate"
+        self.n_w = self.d * self.m
+        self.size = self.n_w + self.m + self.n * self.m
+
+    def unpack(self, x):
+        w = x[:self.n_w].reshape(self.m, self.d).T
+        return w, x[self.n_w:self.n_w + self.m]
+
+    def hinge_rows(self, problem):
+        """G (n m x size) and its lower bound 1 for y_ik (x_i'w_k + b_k) + xi_ik >= 1."""
+        n, d, m = self.n, self.d, self.m
+        X, Y = problem.X, problem.signs
+        row = np.arange(n * m)  # row index k*n + i
+        k = row // n
+        i = row % n
+        yk = Y[i, k]
+        w_cols = (k * d)[:, None] + np.arange(d)[None, :]
+        data = np.concatenate([(yk[:, None] * X[i]).ravel(), yk, np.ones(n * m)])
+        cols = np.concatenate([w_cols.ravel(), self.n_w + k, self.n_w + m + row])
+        rows = np.concatenate([np.repeat(row, d), row, row])
+        return sparse.csc_matrix((data, (rows, cols)), shape=(n * m, self.size))
+
+    def noncrossing_rows(self, problem, pairs):
+        """x_i'(w_k - w_{k+1}) (+ b_k - b_{k+1} when joint) >= 0 for the (i, k) pairs."""
+        d = self.d
+        i, k = pairs[:, 0], pairs[:, 1]
+        r = np.arange(pairs.shape[0])
+        Xi = problem.X[i]
+        cols = [(k * d)[:, None] + np.arange(d), ((k + 1) * d)[:, None] + np.arange(d)]
+        data = [Xi.ravel(), -Xi.ravel()]
+        rr = [np.repeat(r, d), np.repeat(r, d)]
+        cc = [cols[0].ravel(), cols[1].ravel()]
+        if not self.separate:
+            data += [np.ones(r.size), -np.ones(r.size)]
+            rr += [r, r]
+            cc += [self.n_w + k, self.n_w + k + 1]
+        return sparse.csc_matrix((np.concatenate(data), (np.concatenate(rr), np.concatenate(cc))),
+                                 shape=(r.size, self.size))
+
+    def intercept_rows(self):
+        """b_k - b_{k+1} >= 0 (separate form)."""
+        m = self.m
+        k = np.arange(m - 1)
+        return sparse.csc_matrix(
+            (np.concatenate([np.ones(m - 1), -np.ones(m - 1)]),
+             (np.concatenate([k, k]), self.n_w + np.concatenate([k, k + 1]))),
+            shape=(m - 1, self.size))
+
+
+def _solve_once(piqp, problem, layout, rows, tol, max_iter):
+    P = sparse.diags(np.concatenate([np.ones(layout.n_w), np.zeros(layout.size - layout.n_w)]),
+                     format="csc")
+    c = np.concatenate([np.zeros(layout.n_w + layout.m), np.full(layout.n * layout.m, problem.C)])
+    blocks = [layout.hinge_rows(problem)]
+    lower = [np.ones(layout.n * layout.m)]
+    if layout.separate:
+        blocks.append(layout.intercept_rows())
+        lower.append(np.zeros(layout.m - 1))
+    if rows.shape[0]:
+        blocks.append(layout.noncrossing_rows(problem, rows))
+        lower.append(np.zeros(rows.shape[0]))
+    G = sparse.vstack(blocks, format="csc")
+    h_l = np.concatenate(lower)
+    x_l = np.concatenate([np.full(layout.n_w + layout.m, -np.inf), np.zeros(layout.n * layout.m)])
+    solver = piqp.SparseSolver()
+    solver.settings.eps_abs = tol
+    solver.settings.eps_rel = tol
+    solver.settings.max_iter = int(max_iter)
+    solver.setup(P, c, None, None, G, h_l, np.full(h_l.size, np.inf), x_l, None)
+    status = solver.solve()
+    if status != piqp.PIQP_SOLVED:
+        raise SolverError(f"PIQP did not solve the linear NORDIC primal: status {status}. "
+                          "Try solver='quadprog' on a smaller problem or a larger 'tol'.",
+                          solver="piqp", status=str(status))
+    return solver.result
+
+
+def _violated_rows(problem, w, b, feas_tol, present):
+    """(i, k) noncrossing rows violated by more than feas_tol and not yet in the model."""
+    if problem.method != "nordic1" or problem.n_boundaries < 2:
+        return np.zeros((0, 2), dtype=int)
+    F = problem.X @ w
+    if problem.noncrossing == "joint":
+        F = F + b
+    diff = F[:, :-1] - F[:, 1:]
+    mask = diff < -feas_tol
+    if present.shape[0]:
+        mask[present[:, 0], present[:, 1]] = False
+    i, k = np.nonzero(mask)
+    return np.column_stack([i, k]).astype(int)
+
+
+def _multipliers(problem, layout, sol, rows):
+    n, m = layout.n, layout.m
+    z = np.asarray(sol.z_l) - np.asarray(sol.z_u)
+    alpha = np.clip(z[:n * m].reshape(m, n).T, 0.0, problem.C)
+    pos = n * m
+    gamma = np.zeros(max(m - 1, 0))
+    if layout.separate:
+        gamma = np.maximum(z[pos:pos + m - 1], 0.0)
+        pos += m - 1
+    phi = np.zeros((n, max(m - 1, 0)))
+    if rows.shape[0]:
+        phi[rows[:, 0], rows[:, 1]] = np.maximum(z[pos:pos + rows.shape[0]], 0.0)
+    return alpha, phi, gamma
+
+
+def _dual_objective(problem, alpha, phi):
+    """e'alpha - 1/2 sum_k ||X' omega_k||^2, omega_k = y_k alpha_k + phi_k - phi_{k-1}."""
+    omega = problem.signs * alpha
+    if phi.shape[1]:
+        omega[:, :-1] += phi
+        omega[:, 1:] -= phi
+    W = problem.X.T @ omega
+    return float(alpha.sum() - 0.5 * np.sum(W * W))
+
+
+def _result(problem, layout, sol, rows, status, rounds, iters, elapsed):
+    w, b = layout.unpack(np.asarray(sol.x))
+    alpha, phi, gamma = _multipliers(problem, layout, sol, rows)
+    primal = problem.objective(None, b, coef=w)
+    dual = _dual_objective(problem, alpha, phi)
+    gap = (primal - dual) / max(1.0, abs(primal))
+    tiny = 1e-7 * max(1.0, problem.C)
+    active_mask = phi > tiny
+    message = (f"PIQP: {status} after {rounds} solve(s) with {rows.shape[0]} noncrossing rows; "
+               f"relative duality gap {gap:.3g}")
+    if status != "optimal":
+        warnings.warn(message, SolverLimitWarning, stacklevel=3)
+    return SolverResult(
+        dual_coef=None, intercept=b, objective=primal, solver="primal", status=status,
+        message=message, iterations=iters, time=elapsed,
+        max_violation=problem.noncrossing_violation(None, b, coef=w), kkt_residual=abs(gap),
+        coef=w, multipliers={"alpha": alpha, "phi": phi, "gamma": gamma},
+        info={"dual_objective": dual, "rounds": rounds, "rows_added": int(rows.shape[0]),
+              "active_noncrossing": int(active_mask.sum()), "active_mask": active_mask,
+              "active_intercept_order": int(np.sum(gamma > tiny)),
+              "piqp_duality_gap_rel": float(sol.info.duality_gap_rel)},
+    )

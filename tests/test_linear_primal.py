@@ -1,0 +1,125 @@
+"""Tests of linear NORDIC in the primal with PIQP (nordicstats.solvers.linear_primal).
+
+References: quadprog on the dense dual, Clarabel on the paper's primal
+(tests/primal_reference.py), and the stationarity w_k = X' omega_k and duality gap
+recomputed here from the returned multipliers.
+"""
+
+import sys
+
+import numpy as np
+import pytest
+from primal_reference import solve_primal
+
+from nordicstats.data import binary_signs
+from nordicstats.exceptions import MissingDependencyError
+from nordicstats.kernels import make_kernel
+from nordicstats.solvers.linear_primal import QUADPROG_FALLBACK_ROWS, solve_linear_primal
+from nordicstats.solvers.problem import NordicProblem
+from nordicstats.solvers.qp import solve_quadprog
+
+pytest.importorskip("piqp")
+
+OBJ_RTOL = 1e-6  # brief's target; measured agreement ~1e-9
+FEAS_TOL = 1e-7
+
+
+def make_problem(n, K, method="nordic1", noncrossing="joint", C=1.0, seed=0, d=4):
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, d))
+    # class thresholds whose slope in x2 changes with k, so free boundaries would cross
+    latent = X[:, 0] + rng.normal(scale=0.8, size=n)
+    codes = np.zeros(n, dtype=int)
+    for k in range(1, K):
+        codes += latent > (k - K / 2) + 0.6 * (k - K / 2) * X[:, 1]
+    codes[:K] = np.arange(K)  # every class observed
+    kern = make_kernel("linear", X)
+    return NordicProblem(gram=kern(X, X), signs=binary_signs(codes, K), C=C, method=method,
+                         noncrossing=noncrossing, X=X)
+
+
+CASES = [
+    (100, 3, "nordic1", "joint", 1.0, 1),
+    (150, 3, "nordic1", "joint", 5.0, 2),
+    (60, 5, "nordic1", "joint", 1.0, 3),
+    (80, 3, "nordic1", "separate", 1.0, 4),
+    (40, 5, "nordic1", "separate", 0.5, 5),
+    (100, 3, "bsvm", "joint", 1.0, 6),
+]
+
+
+@pytest.mark.parametrize("n,K,method,noncrossing,C,seed", CASES)
+def test_same_optimum_as_quadprog(n, K, method, noncrossing, C, seed):
+    problem = make_problem(n, K, method, noncrossing, C, seed)
+    ref = solve_quadprog(problem)
+    res = solve_linear_primal(problem)
+    assert res.status == "optimal" and res.solver == "primal"
+    assert abs(res.objective - ref.objective) <= OBJ_RTOL * abs(ref.objective)
+    assert res.objective == pytest.approx(
+        problem.objective(None, res.intercept, coef=res.coef), rel=1e-14)
+    assert res.max_violation <= FEAS_TOL
+    assert res.dual_coef is None and res.coef.shape == (problem.X.shape[1], K - 1)
+
+
+@pytest.mark.parametrize("n,K,method,noncrossing,C,seed", [CASES[1], CASES[4]])
+def test_matches_independent_primal_solve(n, K, method, noncrossing, C, seed):
+    problem = make_problem(n, K, method, noncrossing, C, seed)
+    res = solve_linear_primal(problem)
+    assert res.objective == pytest.approx(solve_primal(problem), rel=OBJ_RTOL)
+
+
+@pytest.mark.parametrize("n,K,method,noncrossing,C,seed", [CASES[0], CASES[2], CASES[3]])
+def test_multipliers_certify_the_optimum(n, K, method, noncrossing, C, seed):
+    problem = make_problem(n, K, method, noncrossing, C, seed)
+    res = solve_linear_primal(problem)
+    alpha, phi = res.multipliers["alpha"], res.multipliers["phi"]
+    assert alpha.min() >= 0 and alpha.max() <= C and phi.min() >= 0
+    omega = problem.signs * alpha
+    omega[:, :-1] += phi
+    omega[:, 1:] -= phi
+    # stationarity in w (eq. KKT_omega with the linear kernel): w_k = X' omega_k
+    np.testing.assert_allclose(problem.X.T @ omega, res.coef, atol=1e-6)
+    dual = alpha.sum() - 0.5 * np.sum((problem.X.T @ omega) ** 2)
+    gap = (res.objective - dual) / max(1.0, abs(res.objective))
+    assert abs(gap) <= 1e-6
+    assert res.kkt_residual == pytest.approx(abs(gap), abs=1e-12)
+    # active noncrossing rows: positive multiplier only where f_k = f_{k+1}
+    mask = res.info["active_mask"]
+    assert res.info["active_noncrossing"] == int(mask.sum())
+    F = problem.X @ res.coef + (res.intercept if noncrossing == "joint" else 0.0)
+    assert np.all(np.abs(F[:, :-1] - F[:, 1:])[mask] <= 1e-5)
+
+
+def test_rows_are_added_lazily():
+    problem = make_problem(400, 3, seed=8)
+    res = solve_linear_primal(problem)
+    assert res.info["rows_added"] < problem.n  # fewer than n(K-2) noncrossing rows
+    assert res.info["rounds"] >= 1
+    assert res.max_violation <= FEAS_TOL
+    if res.info["rows_added"]:
+        assert res.info["active_noncrossing"] <= res.info["rows_added"]
+
+
+def test_deterministic():
+    problem = make_problem(150, 3, seed=2)
+    a, b = solve_linear_primal(problem), solve_linear_primal(problem)
+    np.testing.assert_array_equal(a.coef, b.coef)
+    np.testing.assert_array_equal(a.intercept, b.intercept)
+
+
+def test_refuses_kernel_problems_and_nordic0():
+    problem = make_problem(40, 3)
+    rbf = NordicProblem(gram=problem.gram, signs=problem.signs, C=1.0)
+    with pytest.raises(ValueError, match="linear-kernel"):
+        solve_linear_primal(rbf)
+    with pytest.raises(ValueError, match="nordic0"):
+        solve_linear_primal(make_problem(40, 3, method="nordic0"))
+
+
+def test_without_piqp_small_falls_back_and_large_raises(monkeypatch):
+    monkeypatch.setitem(sys.modules, "piqp", None)  # import piqp -> ImportError
+    small = make_problem(QUADPROG_FALLBACK_ROWS // 2, 3, seed=3)
+    assert solve_linear_primal(small).solver == "quadprog"
+    large = make_problem(QUADPROG_FALLBACK_ROWS // 2 + 1, 3, seed=3)
+    with pytest.raises(MissingDependencyError, match=r"nordicstats\[fast\]"):
+        solve_linear_primal(large)

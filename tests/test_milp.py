@@ -1,0 +1,284 @@
+"""Tests for nordicstats.solvers.milp: NORDIC-2 by mixed-integer programming with SCIP.
+
+The reference is brute force with another solver (cvxpy + Clarabel): a training
+point's K-1 signs are crossing-free exactly when they read (+, ..., +, -, ..., -),
+i.e. for every (i, k) the choice between f_k(x_i) >= 0 and f_{k+1}(x_i) <= 0 is
+one of the K monotone patterns t_i = 0..K-1 ("f_k >= 0 for k < t_i, <= 0 after").
+Given all t_i the problem splits into K-1 convex programs, one per boundary, whose
+only coupling was the logical constraints.  So each boundary is solved once for
+each of its 2^n sign vectors, and the optimum is the minimum over the K^n
+patterns of the sum of the per-boundary optima (n = 6: 64 solves per boundary,
+at most 4^6 = 4096 sums).  The "free" optimum (each boundary's best sign vector,
+i.e. no logical constraints) shows whether the constraints bind.
+"""
+
+import functools
+import itertools
+import sys
+import warnings
+
+import cvxpy as cp
+import numpy as np
+import pytest
+
+from nordicstats.data import binary_signs
+from nordicstats.datasets import make_nonlinear
+from nordicstats.exceptions import MissingDependencyError, SolverError, SolverLimitWarning
+from nordicstats.kernels import make_kernel
+from nordicstats.solvers import solve
+from nordicstats.solvers import milp
+from nordicstats.solvers.milp import FORMULATIONS, solve_nordic2_scip
+from nordicstats.solvers.problem import NordicProblem
+from nordicstats.solvers.qp import solve_quadprog
+
+# Tiny cases (n = 6): name -> (K, seed, C, penalty, kernel); kernel "linear" or an RBF gamma.
+# The seeds were picked (by scanning seeds 0..300 with the brute force below) so that
+# the logical constraints bind, except "free" cases, which check the relaxation shortcut.
+TINY = {
+    "l1-linear-K3": (3, 11, 1.0, "l1", "linear"),
+    "l1-linear-K4": (4, 1, 10.0, "l1", "linear"),
+    "l1-rbf-K3": (3, 58, 10.0, "l1", 0.5),
+    "l1-rbf-K4": (4, 85, 10.0, "l1", 0.5),
+    "l2-linear-K4": (4, 59, 10.0, "l2", "linear"),
+    "l2-rbf-K4": (4, 3, 10.0, "l2", 0.3),
+    "l1-rbf-K3-free": (3, 0, 5.0, "l1", 2.0),
+    "l2-rbf-K2-free": (2, 0, 5.0, "l2", 2.0),
+}
+BINDING = [name for name in TINY if not name.endswith("free")]
+# Clarabel (brute force) and SCIP/HiGHS agree to ~1e-9 here; 1e-6 relative still
+# separates the constrained optimum from the free one by >= 3 orders of magnitude.
+RTOL = 1e-6
+
+
+def tiny_problem(name, n=6):
+    K, seed, C, penalty, kernel = TINY[name]
+    rng = np.random.default_rng(seed)
+    X = rng.uniform(-1.0, 1.0, (n, 2))
+    codes = rng.integers(0, K, n)
+    codes[:K] = np.arange(K)
+    if kernel == "linear":
+        return NordicProblem(X @ X.T, binary_signs(codes, K), C, method="nordic2",
+                             penalty=penalty, X=X)
+    gram = np.exp(-kernel * ((X[:, None, :] - X[None, :, :]) ** 2).sum(axis=-1))
+    return NordicProblem(gram, binary_signs(codes, K), C, method="nordic2", penalty=penalty)
+
+
+def _boundary_optima(problem, k):
+    """Optimum of boundary k for every sign vector a in {+1, -1}^n (a_i f(x_i) >= 0)."""
+    n = problem.n
+    a = cp.Parameter(n)
+    b = cp.Variable()
+    if problem.is_linear:
+        w = cp.Variable(problem.X.shape[1])
+        f = problem.X @ w + b
+        penalty = cp.norm1(w) if problem.penalty == "l1" else 0.5 * cp.sum_squares(w)
+    else:
+        w = cp.Variable(n)
+        f = problem.gram @ w + b
+        penalty = (cp.norm1(w) if problem.penalty == "l1"
+                   else 0.5 * cp.quad_form(w, cp.psd_wrap(problem.gram)))
+    hinge = cp.sum(cp.pos(1 - cp.multiply(problem.signs[:, k], f)))
+    program = cp.Problem(cp.Minimize(penalty + problem.C * hinge), [cp.multiply(a, f) >= 0])
+    optima = {}
+    for signs in itertools.product((1.0, -1.0), repeat=n):
+        a.value = np.array(signs)
+        program.solve(solver=cp.CLARABEL)
+        optima[signs] = program.value if program.status == "optimal" else np.inf
+    return optima
+
+
+@functools.lru_cache(maxsize=None)
+def brute_force(name):
+    """(NORDIC-2 optimum, optimum without logical constraints) by enumeration."""
+    problem = tiny_problem(name)
+    m = problem.n_boundaries
+    tables = [_boundary_optima(problem, k) for k in range(m)]
+    best = np.inf
+    for t in itertools.product(range(m + 1), repeat=problem.n):
+        t = np.asarray(t)
+        best = min(best, sum(tables[k][tuple(np.where(t > k, 1.0, -1.0))] for k in range(m)))
+    return best, sum(min(table.values()) for table in tables)
+
+
+def paper_problem(n, K, seed, C=10.0, penalty="l1"):
+    X, y = make_nonlinear(n, random_state=seed, K=K)
+    X = X.to_numpy()
+    gram = make_kernel("rbf", X)(X, X)
+    return NordicProblem(gram, binary_signs(y.cat.codes.to_numpy(), K), C, method="nordic2",
+                         penalty=penalty)
+
+
+def assert_no_crossings(problem, res):
+    assert problem.training_crossings(res.dual_coef, res.intercept, res.coef) == 0
+    assert res.max_violation == 0.0
+
+
+# --- optimality against brute force ----------------------------------------------------------
+@pytest.mark.parametrize("name", BINDING)
+def test_tiny_cases_bind(name):
+    best, free = brute_force(name)
+    assert best > free * (1 + 1e-4)  # 100 x RTOL: a solver ignoring the constraints fails
+
+
+@pytest.mark.parametrize("formulation", FORMULATIONS)
+@pytest.mark.parametrize("name", list(TINY))
+def test_matches_brute_force(name, formulation):
+    problem = tiny_problem(name)
+    res = solve_nordic2_scip(problem, formulation=formulation)
+    best, _ = brute_force(name)
+    assert res.status in ("optimal", "gap_limit")
+    assert res.objective == pytest.approx(best, rel=RTOL)
+    assert res.gap <= 1e-6 and res.dual_bound <= res.objective
+    assert_no_crossings(problem, res)
+    if name.endswith("free") and problem.penalty == "l1":
+        assert res.info["solution_origin"] == "relaxation" and res.iterations == 0
+    elif name in BINDING and problem.penalty == "l1":
+        assert res.info["relaxation_objective"] < res.objective
+
+
+@pytest.mark.parametrize("name", ["l1-linear-K4", "l2-rbf-K4"])
+def test_result_fields(name):
+    problem = tiny_problem(name)
+    res = solve(problem)  # the registry's "auto" choice for nordic2 is SCIP
+    assert res.solver == "scip" and dict(res.multipliers) == {}
+    assert res.objective == problem.objective(res.dual_coef, res.intercept, res.coef)
+    assert res.primal_bound == res.objective and res.kkt_residual == res.gap
+    assert res.max_violation == problem.noncrossing_violation(res.dual_coef, res.intercept,
+                                                              res.coef)
+    assert res.intercept.shape == (problem.n_boundaries,)
+    assert res.message == "optimal" or res.message == "gaplimit"
+    if problem.is_linear:
+        assert res.dual_coef is None and res.coef.shape == (2, problem.n_boundaries)
+    else:
+        assert res.coef is None and res.dual_coef.shape == (problem.n, problem.n_boundaries)
+    assert res.iterations >= 1 and res.time > 0
+
+
+# --- feasibility and the NORDIC-1 warm start -------------------------------------------------
+@pytest.fixture(scope="module")
+def medium():
+    problem = paper_problem(80, 4, seed=1)
+    nordic1 = solve_quadprog(NordicProblem(problem.gram, problem.signs, problem.C,
+                                           method="nordic1", noncrossing="joint"))
+    return problem, nordic1
+
+
+def test_no_worse_than_nordic1(medium):
+    problem, nordic1 = medium
+    res = solve_nordic2_scip(problem)
+    assert_no_crossings(problem, res)
+    # NORDIC-1's f_k >= f_{k+1} makes it feasible for NORDIC-2 (up to its solver tolerance)
+    assert problem.training_crossings(nordic1.dual_coef, nordic1.intercept) == 0
+    assert res.objective <= problem.objective(nordic1.dual_coef, nordic1.intercept) + 1e-9
+    assert res.status == "optimal" or res.gap <= 1e-6
+
+
+@pytest.mark.parametrize("warm_start", [False, "nordic1"])
+def test_warm_starts_reach_the_same_optimum(medium, warm_start):
+    problem, _ = medium
+    reference = solve_nordic2_scip(problem)
+    res = solve_nordic2_scip(problem, warm_start=warm_start)
+    assert res.objective == pytest.approx(reference.objective, rel=RTOL)
+    assert_no_crossings(problem, res)
+
+
+def test_l2_below_nordic1_objective(medium):
+    problem, nordic1 = medium
+    l2 = NordicProblem(problem.gram, problem.signs, problem.C, method="nordic2", penalty="l2")
+    res = solve_nordic2_scip(l2, warm_start="nordic1", mip_gap=1e-4)
+    assert_no_crossings(l2, res)
+    # same objective as NORDIC-1 (l2 penalty), larger feasible set
+    assert res.objective <= nordic1.objective * (1 + 1e-7)
+    assert res.gap <= 1e-4
+
+
+# --- limits ----------------------------------------------------------------------------------
+def _check_limited(problem, res):
+    assert res.status == "time_limit"
+    assert np.isfinite(res.gap) and np.isfinite(res.dual_bound)
+    assert res.dual_bound <= res.objective
+    assert res.objective == problem.objective(res.dual_coef, res.intercept, res.coef)
+    assert_no_crossings(problem, res)
+
+
+@pytest.fixture(scope="module")
+def crossing_problem():
+    problem = paper_problem(300, 5, seed=4)
+    return problem
+
+
+def test_time_limit_returns_feasible_solution_with_gap(crossing_problem):
+    # n = 300, K = 5 with 7 crossings in the relaxation: seconds of SCIP on any machine
+    with pytest.warns(SolverLimitWarning, match="relative gap"):
+        res = solve_nordic2_scip(crossing_problem, time_limit=0.5)
+    _check_limited(crossing_problem, res)
+
+
+def test_scip_time_limit_status_is_reported(monkeypatch):
+    # Give SCIP itself no time, whatever the speed of the set-up before it.
+    original = milp._set_parameters
+
+    def no_time(model, remaining, mip_gap, threads, verbose):
+        original(model, remaining, mip_gap, threads, verbose)
+        model.setParam("limits/time", 0.0)
+
+    monkeypatch.setattr(milp, "_set_parameters", no_time)
+    problem = tiny_problem("l1-rbf-K4")
+    with pytest.warns(SolverLimitWarning, match="timelimit"):
+        res = solve_nordic2_scip(problem)
+    _check_limited(problem, res)
+    assert res.message == "timelimit" and res.info["solution_origin"] != "scip"
+
+
+def test_scip_failure_raises_solver_error(monkeypatch):
+    def contradictory(model, h, formulation, f_bound):
+        model.addCons(h["b"][0] - h["b"][1] >= 3 * f_bound)  # beyond both variables' bounds
+
+    monkeypatch.setattr(milp, "_add_logic", contradictory)
+    with pytest.raises(SolverError, match="infeasible") as err:
+        solve_nordic2_scip(tiny_problem("l1-rbf-K4"))
+    assert err.value.status == "infeasible" and err.value.solver == "scip"
+
+
+# --- determinism, dependencies, options ------------------------------------------------------
+@pytest.mark.parametrize("name", ["l1-rbf-K4", "l2-linear-K4"])
+def test_deterministic(name):
+    first = solve_nordic2_scip(tiny_problem(name))
+    second = solve_nordic2_scip(tiny_problem(name))
+    values = first.coef if first.dual_coef is None else first.dual_coef
+    again = second.coef if second.dual_coef is None else second.dual_coef
+    assert np.array_equal(values, again) and np.array_equal(first.intercept, second.intercept)
+    assert first.objective == second.objective and first.iterations == second.iterations
+
+
+def test_missing_pyscipopt_names_the_extra(monkeypatch):
+    monkeypatch.setitem(sys.modules, "pyscipopt", None)
+    with pytest.raises(MissingDependencyError, match=r"pip install 'nordicstats\[milp\]'"):
+        solve_nordic2_scip(tiny_problem("l1-rbf-K3"))
+
+
+@pytest.mark.parametrize("option, value", [
+    ("time_limit", 0.0), ("time_limit", -1.0), ("time_limit", float("nan")), ("time_limit", "5"),
+    ("mip_gap", 1.0), ("mip_gap", -1e-3), ("mip_gap", None), ("threads", 0), ("threads", 1.5),
+    ("threads", True), ("formulation", "sos1"), ("warm_start", "qp"), ("verbose", "yes"),
+])
+def test_invalid_options(option, value):
+    with pytest.raises(ValueError, match=f"'{option}'") as err:
+        solve_nordic2_scip(tiny_problem("l1-rbf-K3"), **{option: value})
+    assert f"Got {value!r}" in str(err.value)
+
+
+def test_rejects_other_methods():
+    problem = tiny_problem("l1-rbf-K3")
+    other = NordicProblem(problem.gram, problem.signs, problem.C, method="nordic1")
+    with pytest.raises(ValueError, match="method='nordic2'"):
+        solve_nordic2_scip(other)
+
+
+def test_threads_run_concurrent_solver():
+    problem = tiny_problem("l1-linear-K4")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # pyscipopt may note a build without parallel support
+        res = solve_nordic2_scip(problem, threads=2)
+    assert res.objective == pytest.approx(brute_force("l1-linear-K4")[0], rel=RTOL)
+    assert_no_crossings(problem, res)
