@@ -150,13 +150,14 @@ def _balance_split(n, random_state=None):
     return Split(*part(train), *part(tuning), *part(test))
 
 
-def _simulated_split(kind, d, sigma, n_train=100, n_tune=100, n_test=10000, random_state=None):
+def _simulated_split(kind, d, sigma, train_size=100, tune_size=100, test_size=10000,
+                     random_state=None):
     from nordicstats import datasets
 
     generator = {"nonlinear": datasets.make_nonlinear, "donut": datasets.make_donut}[kind]
     rng = np.random.default_rng(random_state)
     parts = [generator(size, d=d, sigma=sigma, random_state=rng) if size else (None, None)
-             for size in (n_train, n_tune, n_test)]
+             for size in (train_size, tune_size, test_size)]
     return Split(*parts[0], *parts[1], *parts[2])
 
 
@@ -177,8 +178,8 @@ def simulation_design(kind, d, sigma, n_train=100, n_tune=100, n_test=10000, nam
     """
     if kind not in ("nonlinear", "donut"):
         raise ValueError(f"The 'kind' parameter must be 'nonlinear' or 'donut'. Got {kind!r}.")
-    params = {"kind": kind, "d": int(d), "sigma": float(sigma), "n_train": int(n_train),
-              "n_tune": int(n_tune), "n_test": int(n_test)}
+    params = {"kind": kind, "d": int(d), "sigma": float(sigma), "train_size": int(n_train),
+              "tune_size": int(n_tune), "test_size": int(n_test)}
     return Design(name or f"{kind} d={int(d)} sigma={float(sigma):g}", _simulated_split, params)
 
 
@@ -275,7 +276,8 @@ def _tune_and_test(split, method, scoring, costs, cv, cv_seed, C_grid, width_qua
 
 def run_study(designs, methods, n_reps, *, seed=0, path=None, n_jobs=1, backend=None,
               scoring="error", costs=None, cv=None, C_grid=PAPER_C_GRID,
-              width_quantiles=PAPER_WIDTH_QUANTILES, progress=True):
+              width_quantiles=PAPER_WIDTH_QUANTILES, exclude=(), time_limit=None,
+              progress=True):
     """Run (or resume) a designs x methods x replications study.
 
     Parameters
@@ -303,6 +305,11 @@ def run_study(designs, methods, n_reps, *, seed=0, path=None, n_jobs=1, backend=
         Tune by stratified ``cv``-fold CV even when the design has a tuning set.
     C_grid, width_quantiles : sequences
         The tuning grid (paper: 2^-4..2^4 and the 10/50/90% distance quantiles).
+    exclude : iterable of (design name, method label), optional
+        Cells of the designs x methods table not to run.
+    time_limit : float, optional
+        Seconds after which no new task is started; running tasks finish and
+        are written.  Call again (same arguments) to go on from there.
     progress : bool, default=True
         Show a tqdm progress bar.
 
@@ -315,20 +322,50 @@ def run_study(designs, methods, n_reps, *, seed=0, path=None, n_jobs=1, backend=
     _check_unique([d.name for d in designs], "design names")
     if isinstance(n_reps, bool) or not isinstance(n_reps, (int, np.integer)) or n_reps < 1:
         raise ValueError(f"The 'n_reps' parameter must be an int >= 1. Got {n_reps!r} instead.")
+    exclude = _check_exclude(exclude, designs, methods)
     done = _finished_keys(path, seed)
     tasks = [(d, m, r) for r in range(n_reps) for d in designs for m in methods
-             if (d.name, m.label, r) not in done]
+             if (d.name, m.label, r) not in done and (d.name, m.label) not in exclude]
     options = dict(seed=seed, scoring=scoring, costs=costs, cv=cv, C_grid=tuple(C_grid),
                    width_quantiles=tuple(width_quantiles))
-    rows = _execute(tasks, options, path, n_jobs, backend, progress)
-    table = load_results(path) if path is not None else pd.DataFrame.from_records(rows)
-    wanted = {(d.name, m.label, r) for d in designs for m in methods for r in range(n_reps)}
+    if time_limit is not None and not (np.isfinite(time_limit) and time_limit > 0):
+        raise ValueError(f"The 'time_limit' parameter must be a positive number of seconds. "
+                         f"Got {time_limit!r} instead.")
+    rows = _execute(tasks, options, path, n_jobs, backend, progress, time_limit)
+    table = pd.DataFrame.from_records(_read_rows(path) if path is not None else rows)
+    if table.empty:
+        return pd.DataFrame(columns=list(KEY))
+    table = table.drop_duplicates(list(KEY), keep="last")
+    wanted = {(d.name, m.label, r) for d in designs for m in methods for r in range(n_reps)
+              if (d.name, m.label) not in exclude}
     keep = [key in wanted for key in zip(table["design"], table["method"], table["rep"])]
     return _sort(table[keep], [d.name for d in designs], [m.label for m in methods])
 
 
-def _execute(tasks, options, path, n_jobs, backend, progress):
-    from joblib import Parallel, delayed, parallel_config
+def _check_exclude(exclude, designs, methods):
+    cells = {(d.name, m.label) for d in designs for m in methods}
+    exclude = {tuple(cell) for cell in exclude}
+    unknown = sorted(exclude - cells)
+    if unknown:
+        raise ValueError(f"exclude lists cells {unknown} that are not (design name, method "
+                         f"label) pairs of this study; designs {[d.name for d in designs]}, "
+                         f"methods {[m.label for m in methods]}.")
+    return exclude
+
+
+def _dispatch(tasks, options, time_limit):
+    """Tasks for joblib, which draws them lazily: none is started after the deadline."""
+    from joblib import delayed
+
+    deadline = None if time_limit is None else time.monotonic() + float(time_limit)
+    for d, m, r in tasks:
+        if deadline is not None and time.monotonic() > deadline:
+            return
+        yield delayed(run_task)(d, m, r, **options)
+
+
+def _execute(tasks, options, path, n_jobs, backend, progress, time_limit=None):
+    from joblib import Parallel, parallel_config
     from tqdm.auto import tqdm
 
     if backend == "dask":
@@ -340,7 +377,7 @@ def _execute(tasks, options, path, n_jobs, backend, progress):
     with parallel_config(backend=backend) if backend else _nullcontext():
         runner = Parallel(n_jobs=-1 if backend == "dask" else n_jobs,
                           return_as="generator_unordered")
-        results = runner(delayed(run_task)(d, m, r, **options) for d, m, r in tasks)
+        results = runner(_dispatch(tasks, options, time_limit))
         for row in tqdm(results, total=len(tasks), disable=not progress or not tasks,
                         desc="study", unit="fit"):
             if path is not None:

@@ -28,7 +28,9 @@ class NORDICResults:
     fitted_at : datetime.datetime
         When the fit finished (shown in the summary; settable for reproducible text).
     cov_type : str or None
-        Covariance type of the linear coefficients (see :mod:`nordicstats.inference`).
+        Covariance type of the linear coefficients (see :mod:`nordicstats.inference`):
+        "bahadur" (default for linear fits, computed on first use), "bootstrap", or
+        None (kernel fits, or ``cov_type="none"``).
 
     Notes
     -----
@@ -203,12 +205,26 @@ class NORDICResults:
     # --- inference (issue 4) -----------------------------------------------------------------
     # Covariance of the linear coefficients (nordicstats.inference). Parameters are stacked
     # boundary-major; pandas views are indexed by boundary name and term.
+    # The default (cov_type=None on a linear fit) is "bahadur", computed on first use so that
+    # fits used only for prediction (tuning, the sklearn wrapper) pay nothing and see no
+    # InferenceWarning; an explicit cov_type is computed (and validated) at fit time.
     def _init_covariance(self, cov_type, cov_kwds):
-        from nordicstats.inference import compute_covariance
+        from nordicstats.inference import check_cov_kwds, compute_covariance
 
-        self._cov = compute_covariance(self, cov_type, cov_kwds)
-        self.cov_type = None if self._cov is None else self._cov.cov_type
-        self.cov_kwds = {} if self._cov is None else dict(self._cov.cov_kwds)
+        if cov_type is None and not cov_kwds and self.model.kernel.is_linear:
+            self.cov_type, self.cov_kwds = "bahadur", check_cov_kwds("bahadur", None)
+            return
+        self._cov_value = compute_covariance(self, cov_type, cov_kwds)
+        self.cov_type = None if self._cov_value is None else self._cov_value.cov_type
+        self.cov_kwds = {} if self._cov_value is None else dict(self._cov_value.cov_kwds)
+
+    @property
+    def _cov(self):
+        if "_cov_value" not in self.__dict__:
+            from nordicstats.inference import compute_covariance
+
+            self._cov_value = compute_covariance(self, self.cov_type, None, stacklevel=5)
+        return self._cov_value
 
     def _require_cov(self):
         if self._cov is None:

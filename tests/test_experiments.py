@@ -107,6 +107,22 @@ def test_more_replications_extend_the_file(study, tmp_path):
                                   comparable(table.iloc[:2]))
 
 
+def test_time_limit_stops_dispatching_and_resume_finishes(study, tmp_path):
+    _, table = study
+    path = tmp_path / "limited.jsonl"
+    nothing = run_study(DESIGNS, METHODS, 2, path=path, time_limit=1e-9, **OPTIONS)
+    assert nothing.empty and not path.exists()
+    done = run_study(DESIGNS[:1], METHODS[:1], 2, path=path, **OPTIONS)
+    pd.testing.assert_frame_equal(comparable(done), comparable(table.iloc[:2]))
+    partial = run_study(DESIGNS, METHODS, 2, path=path, exclude=[("n=45", "SVR")], **OPTIONS)
+    expected = table[~((table["design"] == "n=45") & (table["method"] == "SVR"))]
+    pd.testing.assert_frame_equal(comparable(partial), comparable(expected))
+    with pytest.raises(ValueError, match="exclude lists cells"):
+        run_study(DESIGNS, METHODS, 2, exclude=[("n=45", "OLR")], **OPTIONS)
+    with pytest.raises(ValueError, match="'time_limit' parameter"):
+        run_study(DESIGNS, METHODS, 2, time_limit=-1.0, **OPTIONS)
+
+
 def test_n_jobs_two_gives_identical_rows(study):
     _, table = study
     parallel = run_study(DESIGNS, METHODS, 2, n_jobs=2, **OPTIONS)
@@ -119,7 +135,7 @@ def test_dask_backend_on_a_local_cluster(study):
     from distributed import Client, LocalCluster
 
     _, table = study
-    with LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+    with LocalCluster(n_workers=2, threads_per_worker=1, processes=False,
                       dashboard_address=None) as cluster, Client(cluster):
         rows = run_study(DESIGNS[:1], METHODS, 2, backend="dask", **OPTIONS)
     pd.testing.assert_frame_equal(comparable(rows), comparable(table.iloc[:6]))
@@ -230,7 +246,7 @@ def test_plot_error_by_dimension(plt):
     fig = plot_error_by_dimension(rows)
     axes = fig.axes
     assert len(axes) == 3
-    line = axes[1].lines[1]  # sigma = 1.0, method B
+    line = axes[1].containers[1].lines[0]  # sigma = 1.0, method B (data line of errorbar)
     sub = rows[(rows["sigma"] == 1.0) & (rows["method"] == "B")]
     np.testing.assert_allclose(line.get_ydata(), sub.groupby("d")["error"].mean().to_numpy())
     np.testing.assert_allclose(line.get_xdata(), [10, 20, 30])
@@ -258,7 +274,7 @@ def test_plot_error_by_n(plt):
     rows = synthetic_rows()
     ax = plot_error_by_n(rows, kind="mean", x="n")
     sub = rows[rows["method"] == "A"]
-    np.testing.assert_allclose(ax.lines[0].get_ydata(),
+    np.testing.assert_allclose(ax.containers[0].lines[0].get_ydata(),
                                sub.groupby("n")["weighted_error"].mean().to_numpy())
     ax = plot_error_by_n(rows, kind="box", x="n")
     assert [t.get_text() for t in ax.get_legend().get_texts()] == ["A", "B"]

@@ -421,9 +421,11 @@ def k3_results():
     from nordicstats import NORDIC
 
     X, codes = _k3_data(70)
+    res = NORDIC(codes, X, kernel="linear", method="nordic1").fit()
     with warnings.catch_warnings():
-        warnings.simplefilter("ignore", InferenceWarning)
-        return NORDIC(codes, X, kernel="linear", method="nordic1").fit()
+        warnings.simplefilter("ignore", InferenceWarning)  # n = 70: the small-n warning
+        res.cov_params()  # the default covariance is computed on first use
+    return res
 
 
 def test_results_default_bahadur_matches_estimator(k3_results):
@@ -527,7 +529,7 @@ def test_warnings_active_constraints_and_small_n():
     X, codes = _k3_data(60, seed=3)
     model = NORDIC(codes, X, kernel="linear", method="nordic1", noncrossing="separate")
     with pytest.warns(InferenceWarning) as record:
-        res = model.fit()
+        res = model.fit(cov_type="bahadur")  # explicit: computed and checked at fit time
     text = " ".join(str(w.message) for w in record)
     assert "are active at the solution" in text and "fewer than 100 observations" in text
     assert np.all(np.isfinite(res.bse))  # warned, but the numbers are reported
@@ -544,12 +546,17 @@ def test_results_singular_hessian_nan_with_warning():
     x = rng.normal(size=120)
     X = np.column_stack([x, x, rng.normal(size=120)])
     y = np.where(x + rng.normal(size=120) > 0, 1, 0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # the default covariance is computed on first use
+        res = NORDIC(y, X, kernel="linear", method="bsvm").fit()
+    assert res.cov_type == "bahadur" and "_cov_value" not in res.__dict__
     with warnings.catch_warnings(record=True) as record:
         warnings.simplefilter("always")
-        res = NORDIC(y, X, kernel="linear", method="bsvm").fit()
+        bse = res.bse
+    assert record[0].filename == __file__  # the warning points at the user's line
     messages = [str(w.message) for w in record if w.category is InferenceWarning]
     assert any("Boundary 0|1 has no standard errors" in m and "singular" in m for m in messages)
-    assert res.bse.isna().all().all() and res.conf_int().isna().all().all()
+    assert bse.isna().all().all() and res.conf_int().isna().all().all()
     assert np.isfinite(res.params.to_numpy()).all()
     assert "nan" in str(res.summary()) and "near-singular" in str(res.summary())
 

@@ -14,7 +14,7 @@ from primal_reference import solve_primal
 from nordicstats.data import binary_signs
 from nordicstats.exceptions import MissingDependencyError
 from nordicstats.kernels import make_kernel
-from nordicstats.solvers.linear_primal import QUADPROG_FALLBACK_ROWS, solve_linear_primal
+from nordicstats.solvers.linear_primal import FALLBACK_MAX_N, solve_linear_primal
 from nordicstats.solvers.problem import NordicProblem
 from nordicstats.solvers.qp import solve_quadprog
 
@@ -118,8 +118,11 @@ def test_refuses_kernel_problems_and_nordic0():
 
 def test_without_piqp_small_falls_back_and_large_raises(monkeypatch):
     monkeypatch.setitem(sys.modules, "piqp", None)  # import piqp -> ImportError
-    small = make_problem(QUADPROG_FALLBACK_ROWS // 2, 3, seed=3)
-    assert solve_linear_primal(small).solver == "quadprog"
-    large = make_problem(QUADPROG_FALLBACK_ROWS // 2 + 1, 3, seed=3)
+    small = make_problem(60, 3, seed=3)
+    assert solve_linear_primal(small).solver == "decomposition"
+    n = FALLBACK_MAX_N + 1
+    codes = np.arange(n) % 3
+    large = NordicProblem(gram=np.empty((0, 0)), signs=binary_signs(codes, 3), C=1.0,
+                          method="nordic1", noncrossing="joint", X=np.ones((n, 2)))
     with pytest.raises(MissingDependencyError, match=r"nordicstats\[fast\]"):
         solve_linear_primal(large)

@@ -25,8 +25,7 @@ from nordicstats.data import binary_signs
 from nordicstats.datasets import make_nonlinear
 from nordicstats.exceptions import MissingDependencyError, SolverError, SolverLimitWarning
 from nordicstats.kernels import make_kernel
-from nordicstats.solvers import solve
-from nordicstats.solvers import milp
+from nordicstats.solvers import milp, solve
 from nordicstats.solvers.milp import FORMULATIONS, solve_nordic2_scip
 from nordicstats.solvers.problem import NordicProblem
 from nordicstats.solvers.qp import solve_quadprog
@@ -87,7 +86,7 @@ def _boundary_optima(problem, k):
     return optima
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def brute_force(name):
     """(NORDIC-2 optimum, optimum without logical constraints) by enumeration."""
     problem = tiny_problem(name)

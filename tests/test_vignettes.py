@@ -213,3 +213,13 @@ def test_render_executes_in_one_namespace_and_reports_errors(renderer, tmp_path,
     bad.write_text("# %%\nx = 1\n# %%\nprint('before')\nraise KeyError('boom')\n")
     with pytest.raises(renderer.VignetteError, match=r"line 4 .*KeyError: 'boom'(?s:.*)before"):
         renderer.render(bad, build_dir=tmp_path / "build")
+
+
+def test_spin_fallback_layout(renderer):
+    text = ("#' ---\n#' title: x\n#' ---\n#' # Title\n#'\n#' Prose with `code`.\n"
+            "fit <- 1\nprint(fit)\n#' ## Next\nx <- 2\n")
+    out = renderer._spin_fallback(text)
+    assert "title: x" not in out
+    assert out.index('<h1 id="title">Title</h1>') < out.index("<p>Prose with <code>code</code>.")
+    assert '<code class="language-r">fit &lt;- 1\nprint(fit)</code>' in out
+    assert out.index('<h2 id="next">Next</h2>') < out.index("x &lt;- 2")

@@ -134,8 +134,8 @@ def make_example(n, random_state):
     return pd.DataFrame(X, columns=["x1", "x2"]), y
 
 
-X_toy, y_toy = make_example(N_TOY, random_state=1)
-X_new, y_new = make_example(2000, random_state=2)
+X_toy, y_toy = make_example(N_TOY, random_state=2)
+X_new, y_new = make_example(2000, random_state=99)
 with warnings.catch_warnings():
     warnings.simplefilter("ignore")
     bsvm = NORDIC(y_toy, X_toy, method="bsvm", kernel="linear", C=1.0).fit()

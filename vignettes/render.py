@@ -478,7 +478,11 @@ def _spin_fallback(text):
                       f'<pre class="code"><code class="language-r">{html.escape(body)}'
                       "</code></pre>")
 
-    for line in text.splitlines():
+    lines = text.splitlines()
+    if lines and lines[0].strip() == "#' ---":  # YAML front matter: knitr's, not ours
+        closing = [i for i, line in enumerate(lines[1:], 1) if line.strip() == "#' ---"]
+        lines = lines[closing[0] + 1:] if closing else lines
+    for line in lines:
         this = "prose" if line.startswith("#'") else "code"
         if this != kind:
             flush()

@@ -181,7 +181,7 @@ def plot_error_by_n(results, metric="weighted_error", x="n", kind="box", methods
     rows = _ok_rows(results, ["method", x, metric])
     order = _method_order(rows, methods)
     plt = _pyplot()
-    ax = ax or plt.figure(figsize=(1.2 + 0.45 * len(order) * rows[x].nunique(), 3.6)).gca()
+    ax = ax or plt.figure(figsize=(2.4 + 0.45 * len(order) * rows[x].nunique(), 3.6)).gca()
     sizes = sorted(rows[x].unique())
     if kind == "mean":
         for i, method in enumerate(order):
@@ -192,7 +192,7 @@ def plot_error_by_n(results, metric="weighted_error", x="n", kind="box", methods
         _grouped_boxes(ax, rows, x, metric, sizes, order, kwargs)
     ax.set_xlabel(x)
     ax.set_ylabel(metric.replace("_", " "))
-    ax.legend(fontsize="small", ncols=min(4, len(order)))
+    ax.legend(fontsize="small", loc="upper left", bbox_to_anchor=(1.01, 1.0))
     return ax
 
 
@@ -206,7 +206,7 @@ def _grouped_boxes(ax, rows, x, metric, sizes, order, kwargs):
                 for s in sizes]
         positions = np.arange(len(sizes)) + (i - (len(order) - 1) / 2) * width
         boxes = ax.boxplot(data, positions=positions, widths=width * 0.9, patch_artist=True,
-                           manage_ticks=False, **kwargs)
+                           manage_ticks=False, **{"medianprops": {"color": "black"}, **kwargs})
         for patch in boxes["boxes"]:
             patch.set_facecolor(colors[i % len(colors)])
         boxes["boxes"][0].set_label(method)

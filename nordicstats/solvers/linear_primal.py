@@ -17,8 +17,9 @@ dual alpha, those of the noncrossing rows phi (zero for rows never added) and
 those of the intercept ordering gamma; ``info["active_noncrossing"]`` counts the
 positive phi and ``info["active_mask"]`` marks them, which is what inference needs.
 
-PIQP (``pip install 'nordicstats[fast]'``) is optional: without it small
-problems fall back to the dual with quadprog and large ones raise a
+PIQP (``pip install 'nordicstats[fast]'``) is optional: without it problems with
+n <= ``FALLBACK_MAX_N`` fall back to the dual decomposition solver on the Gram
+matrix X X' (n x n floats) and larger ones raise a
 :class:`~nordicstats.exceptions.MissingDependencyError`.
 """
 
@@ -33,10 +34,11 @@ from scipy import sparse
 from nordicstats.exceptions import SolverError, SolverLimitWarning, missing_dependency
 from nordicstats.solvers.result import SolverResult
 
-__all__ = ["solve_linear_primal", "QUADPROG_FALLBACK_ROWS"]
+__all__ = ["solve_linear_primal", "FALLBACK_MAX_N"]
 
-# Without PIQP, problems with at most this many hinge rows n(K-1) go to quadprog.
-QUADPROG_FALLBACK_ROWS = 600
+# Without PIQP, problems with at most this many rows go to the decomposition solver
+# (its n x n Gram matrix is 200 MB at n = 5,000).
+FALLBACK_MAX_N = 5000
 DEFAULT_FEAS_TOL = 1e-8
 DEFAULT_MAX_ROUNDS = 30
 
@@ -70,10 +72,10 @@ def solve_linear_primal(problem, tol=1e-9, feas_tol=DEFAULT_FEAS_TOL,
     try:
         import piqp
     except ImportError:
-        if problem.n * problem.n_boundaries <= QUADPROG_FALLBACK_ROWS:
-            from nordicstats.solvers.qp import solve_dual_quadprog
+        if problem.n <= FALLBACK_MAX_N:
+            from nordicstats.solvers.decomposition import solve_dual_decomposition
 
-            return solve_dual_quadprog(problem)
+            return solve_dual_decomposition(problem)
         raise missing_dependency("piqp", "fast",
                                  "solver='primal' for linear NORDIC") from None
     start = time.perf_counter()

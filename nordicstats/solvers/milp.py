@@ -337,9 +337,8 @@ def _repaired(problem, design, relaxed):
             return None
         solved.append(out)
     theta = np.column_stack([s[0] for s in solved])
-    b = np.array([s[1] for s in solved])
-    return _point(problem, design, theta, _polish(problem, design, theta, b),
-                  "repaired relaxation")
+    b = _polish(problem, design, theta, np.array([s[1] for s in solved]))
+    return None if b is None else _point(problem, design, theta, b, "repaired relaxation")
 
 
 def _constant_point(problem, design):
@@ -355,25 +354,28 @@ def _nordic1_point(problem, design):
     res = solve(NordicProblem(problem.gram, problem.signs, problem.C, method="nordic1",
                               noncrossing="joint", penalty="l2", X=problem.X))
     theta = design.theta_from(res.dual_coef, res.coef)
-    return _point(problem, design, theta, _polish(problem, design, theta, res.intercept),
-                  "NORDIC-1")
+    b = _polish(problem, design, theta, res.intercept)
+    return None if b is None else _point(problem, design, theta, b, "NORDIC-1")
 
 
 def _starting_points(problem, design, relaxed, warm_start):
     """Feasible points, the one handed to SCIP last."""
     points = [_constant_point(problem, design)]
     if warm_start == "nordic1":
-        points.append(_nordic1_point(problem, design))
+        better = _nordic1_point(problem, design)
     elif relaxed is not None and warm_start:
-        repaired = _repaired(problem, design, relaxed)
-        if repaired is not None and repaired.objective < points[0].objective:
-            points.append(repaired)
+        better = _repaired(problem, design, relaxed)
+    else:
+        better = None
+    if better is not None and better.objective < points[0].objective:
+        points.append(better)
     return points
 
 
 def _polish(problem, design, theta, b):
     """Raise intercepts by at most _POLISH_TOL to remove rounding-size crossings.
 
+    Returns the new intercepts, or None when a crossing is larger than rounding.
     Pairs are visited from the last to the first: raising f_k cannot create a
     crossing at pair (k, k+1), and a new one at (k-1, k) is handled next.
     """
@@ -385,8 +387,7 @@ def _polish(problem, design, theta, b):
         if bad.any():
             shift = -F[bad, k].min()
             if shift > _POLISH_TOL:
-                raise SolverError(f"the solution crosses at a training point by {shift:.3g}, "
-                                  "more than rounding; try another formulation.", solver="scip")
+                return None
             b[k] += shift + 1e-12
             F[:, k] += shift + 1e-12
     return b
@@ -446,6 +447,9 @@ def _set_parameters(model, remaining, mip_gap, threads, verbose):
     if not verbose:
         model.hideOutput()
     model.setParam("numerics/feastol", _FEASTOL)
+    # The variables are continuous and unstructured: SCIP's symmetry detection found
+    # nothing and cost ~15% of the solve at n = 400, K = 5 (benchmarks/bench_nordic2.py).
+    model.setParam("misc/usesymmetry", 0)
     model.setParam("limits/gap", float(mip_gap))
     if remaining is not None:
         model.setParam("limits/time", float(remaining))
@@ -479,8 +483,12 @@ def _collect(model, h, problem, design, candidates, relaxed, formulation, start,
         theta = (model.getVal(h["tp"]) - model.getVal(h["tm"]) if design.l1
                  else model.getVal(h["theta"]))
         theta = np.asarray(theta, dtype=float).reshape(design.Z.shape[1], problem.n_boundaries)
-        b = np.asarray(model.getVal(h["b"]), dtype=float)
-        points.append(_point(problem, design, theta, _polish(problem, design, theta, b), "scip"))
+        b = _polish(problem, design, theta, np.asarray(model.getVal(h["b"]), dtype=float))
+        if b is None:
+            raise SolverError(f"SCIP's solution ({text!r}) crosses at a training point by more "
+                              "than rounding; try another formulation.", solver="scip",
+                              status=text)
+        points.append(_point(problem, design, theta, b, "scip"))
     info = {"nodes": model.getNNodes(), "lp_iterations": model.getNLPIterations(),
             "scip_primal_bound": model.getPrimalbound(), "warm_start_accepted": accepted}
     return _finish(problem, design, points, model.getDualbound(), relaxed, formulation, start,
