@@ -39,8 +39,14 @@ from pathlib import Path  # noqa: E402
 import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 
-from nordicstats.experiments import (PAPER_METHODS, Method, balance_scale_design,  # noqa: E402
-                                     confusion_summary, run_study, summarize)
+from nordicstats.experiments import (  # noqa: E402
+    PAPER_METHODS,
+    Method,
+    balance_scale_design,
+    confusion_summary,
+    run_study,
+    summarize,
+)
 from nordicstats.metrics import BALANCE_COSTS  # noqa: E402
 
 SIZES = (52, 79, 125, 208)
@@ -97,7 +103,8 @@ def print_paired_differences(table, methods, reference="NORDIC-2"):
         if method == reference:
             continue
         diff = (wide[method] - wide[reference]).dropna().groupby(level="n")
-        out[method] = diff.apply(lambda d: f"{d.mean():+.4f} ({d.std(ddof=1) / np.sqrt(d.size):.4f})")
+        out[method] = diff.apply(
+            lambda d: f"{d.mean():+.4f} ({d.std(ddof=1) / np.sqrt(d.size):.4f})")
     print(pd.DataFrame(out).to_string())
 
 

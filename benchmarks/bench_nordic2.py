@@ -50,9 +50,11 @@ def problems(n, K, C, seed):
 
 def timed(function, *args, **kwargs):
     wall, cpu = time.perf_counter(), time.process_time()
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
         out = function(*args, **kwargs)
+    for warning in caught:
+        print(f"    [{warning.category.__name__}] {str(warning.message)[:110]}")
     return out, time.perf_counter() - wall, time.process_time() - cpu
 
 
@@ -67,7 +69,7 @@ def run_case(n, K, C, seed):
         for formulation in ("indicator", "bigm"):
             other, w, c = timed(solve_nordic2_scip, nordic2, time_limit=TIME_LIMIT,
                                 formulation=formulation)
-            row[formulation] = (c, other.status, other.objective)
+            row[formulation] = (c, other.status, other.objective, other.gap)
     return row
 
 
@@ -79,9 +81,9 @@ def print_row(row):
             f"(NORDIC-2/NORDIC-1 cpu {row['cpu'] / row['nordic1_cpu']:5.2f})")
     for formulation in ("indicator", "bigm"):
         if formulation in row:
-            cpu, status, objective = row[formulation]
+            cpu, status, objective, gap = row[formulation]
             same = abs(objective - row["objective"]) <= 1e-6 * abs(row["objective"])
-            line += (f"\n{'':>34s}{formulation:<9s} cpu {cpu:7.2f}s {status:<10s} "
+            line += (f"\n{'':>34s}{formulation:<9s} cpu {cpu:7.2f}s {status:<10s} gap {gap:8.1e} "
                      f"{cpu / row['cpu']:5.1f} x disjunction"
                      f"{'' if same else '  (different objective!)'}")
     print(line, flush=True)

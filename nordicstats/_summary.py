@@ -9,7 +9,25 @@ from statsmodels.iolib.table import SimpleTable
 from nordicstats import inference
 from nordicstats.model import METHOD_NAMES
 
-__all__ = ["build_summary"]
+__all__ = ["build_summary", "NORDICSummary"]
+
+
+class NORDICSummary(Summary):
+    """statsmodels ``Summary`` whose LaTeX output keeps each table separate.
+
+    ``Summary.as_latex`` merges all tables into one tabular, which needs equal
+    column counts; a NORDIC summary has tables of different widths (header,
+    classes, boundaries, one coefficient block per boundary), so each table is
+    rendered with its own ``as_latex_tabular`` as statsmodels recommends.
+    """
+
+    def as_latex(self):
+        """All tables as consecutive LaTeX tabulars, then the notes."""
+        latex = "\n\n".join(table.as_latex_tabular() for table in self.tables)
+        if self.extra_txt is not None:
+            latex += "\n\n" + self.extra_txt.replace("\n", " \\newline\n ")
+        return latex
+
 
 _ORDER_SOURCE = {
     "categorical": "ordered categorical",
@@ -21,7 +39,7 @@ _ORDER_SOURCE = {
 def build_summary(results, alpha=0.05):
     """Header, classes, boundaries and solver diagnostics of a :class:`NORDICResults`."""
     model, sr = results.model, results.solver_result
-    smry = Summary()
+    smry = NORDICSummary()
     left = [
         ("Dep. Variable:", [model.endog_names]),
         ("Model:", ["NORDIC"]),
@@ -101,9 +119,13 @@ def _notes(results):
     if active is not None and results.model.method != "bsvm":
         lines.append(f"Active noncrossing constraints at the solution: {active}.")
     if price:
+        increase = price["objective_increase"]
+        # differences below the solvers' 1e-8 relative accuracy are reported as zero
+        shown = ("+0 within solver tolerance" if abs(increase) <= 1e-8 * abs(sr.objective)
+                 else f"+{increase:.4g}")
         lines.append(
             f"Price of noncrossing: objective {sr.objective:.6g} vs BSVM "
-            f"{price['bsvm_objective']:.6g} (+{price['objective_increase']:.4g}); the separate "
+            f"{price['bsvm_objective']:.6g} ({shown}); the separate "
             f"SVMs cross on {100 * price['bsvm_crossing_rate']:.1f}% of training rows."
         )
     if np.isfinite(sr.kkt_residual):

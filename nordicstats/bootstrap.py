@@ -48,7 +48,7 @@ def _one_replicate(refit, seed, codes, n_levels):
         return None
 
 
-def bootstrap_replicates(refit, codes, n_boot=200, random_state=None, n_jobs=1, disable=True):
+def bootstrap_replicates(refit, codes, n_boot=200, random_state=None, n_jobs=1, disable=None):
     """Refit on n_boot case resamples and return the coefficient matrices.
 
     Parameters
@@ -63,8 +63,8 @@ def bootstrap_replicates(refit, codes, n_boot=200, random_state=None, n_jobs=1, 
     random_state : int, numpy SeedSequence or None
     n_jobs : int, default=1
         Workers for ``joblib.Parallel``.
-    disable : bool, default=True
-        Hide the tqdm progress bar.
+    disable : bool or None, default=None
+        Hide the tqdm progress bar; None (tqdm's convention) shows it only on a terminal.
 
     Returns
     -------

@@ -338,7 +338,8 @@ def run_study(designs, methods, n_reps, *, seed=0, path=None, n_jobs=1, backend=
     table = table.drop_duplicates(list(KEY), keep="last")
     wanted = {(d.name, m.label, r) for d in designs for m in methods for r in range(n_reps)
               if (d.name, m.label) not in exclude}
-    keep = [key in wanted for key in zip(table["design"], table["method"], table["rep"])]
+    keys = zip(table["design"], table["method"], table["rep"], strict=True)
+    keep = [key in wanted for key in keys]
     return _sort(table[keep], [d.name for d in designs], [m.label for m in methods])
 
 
@@ -502,9 +503,10 @@ def confusion_summary(results, by=("design", "method")):
             share = counts / counts.sum(axis=2, keepdims=True)
         mean = np.nanmean(share, axis=0)
         levels = group["levels"].iloc[0]
+        group_keys = dict(zip(by, keys if isinstance(keys, tuple) else (keys,), strict=True))
         for l_true, true in enumerate(levels):
             for k_pred, pred in enumerate(levels):
-                records.append({**dict(zip(by, keys if isinstance(keys, tuple) else (keys,))),
+                records.append({**group_keys,
                                 "predicted": pred, "true": true,
                                 "proportion": mean[l_true, k_pred]})
     return pd.DataFrame.from_records(records)

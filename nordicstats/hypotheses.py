@@ -228,25 +228,21 @@ def _linear_terms(tokens, piece):
     i, sign, expect_term = 0, 1.0, True
     while i < len(tokens):
         tok = tokens[i]
-        if tok in "+-" and expect_term:
-            sign *= -1.0 if tok == "-" else 1.0
+        if tok in ("+", "-"):
+            sign = (sign if expect_term else 1.0) * (-1.0 if tok == "-" else 1.0)
+            expect_term = True
             i += 1
             continue
-        if not expect_term and tok in "+-":
-            expect_term, sign = True, 1.0
-            continue
-        if tok in "*=" or not expect_term:
+        if tok in ("*", "=") or not expect_term:
             raise ValueError(f"Unexpected {tok!r} in restriction {piece!r}.")
-        if re.fullmatch(_NUMBER, tok) and i + 2 < len(tokens) + 1 and tokens[i + 1:i + 2] == ["*"]:
+        is_number = re.fullmatch(_NUMBER, tok) is not None
+        if is_number and tokens[i + 1:i + 2] == ["*"]:
             if i + 2 >= len(tokens) or re.fullmatch(_NUMBER, tokens[i + 2]):
                 raise ValueError(f"Expected a parameter after '*' in restriction {piece!r}.")
             yield sign * float(tok), tokens[i + 2]
             i += 3
-        elif re.fullmatch(_NUMBER, tok):
-            yield sign * float(tok), None
-            i += 1
         else:
-            yield sign, tok
+            yield (sign * float(tok), None) if is_number else (sign, tok)
             i += 1
         expect_term = False
     if expect_term and tokens:

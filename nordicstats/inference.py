@@ -34,7 +34,8 @@ Use through the model: ``NORDIC(..., kernel="linear").fit(cov_type=..., cov_kwds
   ("hall-sheather" or a positive number, or one per boundary), ``kernel``
   ("gaussian" or "epanechnikov", both scaled to unit variance), ``constant`` (1.0);
 * ``cov_type="bootstrap"``: case resampling and a refit per replicate, ``cov_kwds``
-  ``n_boot`` (200), ``random_state``, ``n_jobs`` (joblib), ``disable`` (tqdm bar off);
+  ``n_boot`` (200), ``random_state``, ``n_jobs`` (joblib), ``disable`` (True hides the
+  tqdm bar; the default None shows it on a terminal only);
 * ``cov_type="none"``: no covariance (e.g. inside tuning loops).
 
 Guards: a constant classifier (w^_k = 0) or a near-singular H^_k (scaled condition
@@ -100,7 +101,7 @@ def _epanechnikov(u):
 #: Smoothing kernels for H^, each a density with mean 0 and variance 1.
 KERNELS = {"gaussian": _gaussian, "epanechnikov": _epanechnikov}
 _COV_KWDS = {"bandwidth": "hall-sheather", "kernel": "gaussian", "constant": 1.0}
-_BOOT_KWDS = {"n_boot": 200, "random_state": None, "n_jobs": 1, "disable": True}
+_BOOT_KWDS = {"n_boot": 200, "random_state": None, "n_jobs": 1, "disable": None}
 
 
 def check_cov_kwds(cov_type, cov_kwds):
@@ -113,7 +114,8 @@ def check_cov_kwds(cov_type, cov_kwds):
         ``"bahadur"``: ``bandwidth`` ("hall-sheather" or a positive float, or one per
         boundary), ``kernel`` ("gaussian" or "epanechnikov"), ``constant`` (positive
         float multiplying the rule).  ``"bootstrap"``: ``n_boot`` (int >= 20),
-        ``random_state``, ``n_jobs``, ``disable`` (hide the progress bar).
+        ``random_state``, ``n_jobs``, ``disable`` (hide the tqdm progress bar; the
+        default None shows it on a terminal only).
 
     Returns
     -------
@@ -129,7 +131,8 @@ def check_cov_kwds(cov_type, cov_kwds):
     defaults = {"bahadur": _COV_KWDS, "bootstrap": _BOOT_KWDS}
     if cov_type not in defaults:
         raise ValueError(
-            f"The 'cov_type' parameter must be one of {sorted(defaults)}. Got {cov_type!r} instead."
+            f"The 'cov_type' parameter must be one of {[None, *sorted(defaults), 'none']}. "
+            f"Got {cov_type!r} instead."
         )
     kwds = dict(cov_kwds or {})
     unknown = sorted(set(kwds) - set(defaults[cov_type]))

@@ -15,9 +15,17 @@ import pytest
 from nordicstats import metrics
 from nordicstats.compare import make_classifier
 from nordicstats.datasets import load_balance_scale, stratified_split
-from nordicstats.experiments import (Design, Method, balance_scale_design, confusion_summary,
-                                     load_results, replication_seeds, run_study,
-                                     simulation_design, summarize)
+from nordicstats.experiments import (
+    Design,
+    Method,
+    balance_scale_design,
+    confusion_summary,
+    load_results,
+    replication_seeds,
+    run_study,
+    simulation_design,
+    summarize,
+)
 
 C_GRID = (0.5, 4.0)
 METHODS = [Method("NORDIC-1", "nordic1"), Method("SVR", "svr"), Method("DR", "dr")]
@@ -61,7 +69,8 @@ def test_recorded_metrics_equal_an_independent_recomputation(study):
         pred = np.asarray(clf.predict(X.iloc[test]), dtype=object)
         truth = y.iloc[test].to_numpy(dtype=object)
         cost = {("L", "R"): 2, ("R", "L"): 2}
-        by_hand = np.mean([0 if t == p else cost.get((t, p), 1) for t, p in zip(truth, pred)])
+        by_hand = np.mean([0 if t == p else cost.get((t, p), 1)
+                           for t, p in zip(truth, pred, strict=True)])
         assert row["weighted_error"] == pytest.approx(by_hand, abs=1e-15)
         assert row["error"] == pytest.approx(np.mean(truth != pred), abs=1e-15)
         counts = [[int(np.sum((truth == a) & (pred == b))) for b in "LBR"] for a in "LBR"]

@@ -238,6 +238,8 @@ def test_parse_restrictions():
     ("x1@1|2 = x1@2|3 = 0", "more than one"),
     ("x1@1|2 +", "ends with an operator"),
     ("x1@1|2 x1@2|3", "Unexpected"),
+    ("2 * 3 = x1@1|2", "Expected a parameter after"),
+    ("x1@1|2 * 2", "Unexpected"),
     ("", "empty"),
 ])
 def test_parse_restrictions_errors(text, match):
@@ -311,6 +313,28 @@ def test_monte_carlo_coverage_and_se(design):
     coverage = np.mean(covered, axis=0)
     assert np.all((coverage >= lo) & (coverage <= hi)), (coverage, lo, hi)
     np.testing.assert_allclose(np.mean(ses, axis=0) * np.sqrt(n), sd, rtol=0.10)
+
+
+def test_monte_carlo_coverage_through_model():
+    """The whole pipeline: NORDIC(kernel="linear", method="bsvm").fit().conf_int() on D2.
+
+    200 replications at n = 500 (K = 2, the package's own solver); same binomial band
+    as above for every coefficient.
+    """
+    from nordicstats import NORDIC
+
+    beta = np.array(DESIGNS["D2"][4])
+    rng = np.random.default_rng(77)
+    covered = []
+    for _ in range(200):
+        X, y = draw(rng, 500, "D2")
+        with warnings.catch_warnings():
+            warnings.simplefilter("error", InferenceWarning)  # min side ~150: no warning due
+            ci = NORDIC(y, X, kernel="linear", method="bsvm").fit().conf_int()
+        covered.append((ci["lower"].to_numpy() <= beta) & (beta <= ci["upper"].to_numpy()))
+    lo, hi = stats.binom.ppf([0.0005, 0.9995], 200, 0.95) / 200
+    coverage = np.mean(covered, axis=0)
+    assert np.all((coverage >= lo) & (coverage <= hi)), coverage
 
 
 def test_monte_carlo_parallel_test_level_needs_cross_terms():
@@ -388,7 +412,7 @@ def test_bootstrap_failed_refits():
         assert np.all(np.isfinite(BootstrapCovariance(reps, n_failed=1).cov))
 
 
-def test_bootstrap_resamples_keep_every_level():
+def test_bootstrap_resamples_keep_every_level(capsys):
     codes = np.r_[np.zeros(30, int), np.ones(30, int), 2 * np.ones(3, int)]
     seen = []
 
@@ -396,8 +420,11 @@ def test_bootstrap_resamples_keep_every_level():
         seen.append(np.unique(codes[idx]).size)
         return np.zeros((1, 2))
 
-    bootstrap_replicates(refit, codes, n_boot=50, random_state=1)
+    bootstrap_replicates(refit, codes, n_boot=50, random_state=1, disable=False)
     assert seen == [3] * 50
+    assert "bootstrap" in capsys.readouterr().err  # the tqdm bar
+    bootstrap_replicates(refit, codes, n_boot=20, random_state=1, disable=True)
+    assert capsys.readouterr().err == ""
 
 
 def test_no_warning_for_ordinary_fit():

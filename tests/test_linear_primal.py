@@ -126,3 +126,21 @@ def test_without_piqp_small_falls_back_and_large_raises(monkeypatch):
                           method="nordic1", noncrossing="joint", X=np.ones((n, 2)))
     with pytest.raises(MissingDependencyError, match=r"nordicstats\[fast\]"):
         solve_linear_primal(large)
+
+
+@pytest.mark.parametrize("noncrossing,K", [("joint", 3), ("separate", 4)])
+def test_screened_hinge_rows_give_the_same_optimum(noncrossing, K):
+    # rows far from the margin enter as alpha = C or 0; the answer must not change
+    problem = make_problem(600, K, noncrossing=noncrossing, seed=12, C=2.0)
+    full = solve_linear_primal(problem, screen=False)
+    screened = solve_linear_primal(problem, screen=True)
+    assert screened.info["explicit_hinge_rows"] < problem.n * (K - 1)
+    assert screened.objective == pytest.approx(full.objective, rel=1e-8)
+    assert screened.max_violation <= FEAS_TOL
+    alpha = screened.multipliers["alpha"]
+    assert np.any(alpha == 2.0) and np.any(alpha == 0.0)  # screened rows at C and at 0
+    omega = problem.signs * alpha
+    omega[:, :-1] += screened.multipliers["phi"]
+    omega[:, 1:] -= screened.multipliers["phi"]
+    np.testing.assert_allclose(problem.X.T @ omega, screened.coef, atol=1e-6)
+    assert screened.kkt_residual <= 1e-7

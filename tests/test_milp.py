@@ -23,7 +23,12 @@ import pytest
 
 from nordicstats.data import binary_signs
 from nordicstats.datasets import make_nonlinear
-from nordicstats.exceptions import MissingDependencyError, SolverError, SolverLimitWarning
+from nordicstats.exceptions import (
+    ConvergenceWarning,
+    MissingDependencyError,
+    SolverError,
+    SolverLimitWarning,
+)
 from nordicstats.kernels import make_kernel
 from nordicstats.solvers import milp, solve
 from nordicstats.solvers.milp import FORMULATIONS, solve_nordic2_scip
@@ -189,6 +194,19 @@ def test_l2_below_nordic1_objective(medium):
     # same objective as NORDIC-1 (l2 penalty), larger feasible set
     assert res.objective <= nordic1.objective * (1 + 1e-7)
     assert res.gap <= 1e-4
+
+
+def test_bigm_tolerance_crossing_is_repaired():
+    # With the proven M (~2400 here) SCIP's integrality tolerance lets z ~ 4e-11 relax
+    # f_k >= 0 to f_k >= -1e-7 while f_{k+1} = 0.72: a real crossing and an objective
+    # 1e-3 below the optimum.  The solver must notice, repair and say so.
+    problem = paper_problem(100, 5, seed=0)
+    reference = solve_nordic2_scip(problem)
+    with pytest.warns(ConvergenceWarning, match="crosses at a training point"):
+        res = solve_nordic2_scip(problem, formulation="bigm")
+    assert_no_crossings(problem, res)
+    assert res.objective == pytest.approx(reference.objective, rel=RTOL)
+    assert res.info["scip_primal_bound"] < res.objective * (1 - 1e-4)
 
 
 # --- limits ----------------------------------------------------------------------------------

@@ -14,8 +14,14 @@ from nordicstats.compare import make_classifier
 from nordicstats.datasets import load_balance_scale, stratified_split
 from nordicstats.exceptions import SolverError
 from nordicstats.kernels import gamma_candidates
-from nordicstats.tuning import (PAPER_C_GRID, default_grid, make_scorer, select_best,
-                                stratified_folds, tune)
+from nordicstats.tuning import (
+    PAPER_C_GRID,
+    default_grid,
+    make_scorer,
+    select_best,
+    stratified_folds,
+    tune,
+)
 
 C_GRID = [0.25, 1.0, 4.0]
 
@@ -68,7 +74,7 @@ def test_cv_selection_equals_brute_force(balance):
     res = tune("nordic1", X, y, param_grid=grid, cv=3, random_state=11)
     folds = stratified_folds(y, 3, random_state=11)
     assert len(res.folds) == 3
-    for (a, b), (c, d) in zip(res.folds, folds):
+    for (a, b), (c, d) in zip(res.folds, folds, strict=True):
         np.testing.assert_array_equal(a, c)
         np.testing.assert_array_equal(b, d)
     scores = {}
@@ -107,8 +113,8 @@ def test_stratified_folds_deterministic():
     a = stratified_folds(y, 3, random_state=42)
     b = stratified_folds(y, 3, random_state=42)
     c = stratified_folds(y, 3, random_state=43)
-    assert all(np.array_equal(x[1], z[1]) for x, z in zip(a, b))
-    assert not all(np.array_equal(x[1], z[1]) for x, z in zip(a, c))
+    assert all(np.array_equal(x[1], z[1]) for x, z in zip(a, b, strict=True))
+    assert not all(np.array_equal(x[1], z[1]) for x, z in zip(a, c, strict=True))
 
 
 def test_stratified_folds_validation():
@@ -223,3 +229,31 @@ def test_kernel_matrices_built_once_per_width(balance, monkeypatch):
     # one training Gram and one tuning-vs-training block per width, whatever the C grid
     assert sorted(calls) == sorted([(g, len(X), len(X)) for g in grid["gamma"]]
                                    + [(g, len(Xt), len(X)) for g in grid["gamma"]])
+
+
+def test_warm_start_along_C_gives_the_cold_scores(monkeypatch):
+    import nordicstats.solvers as solvers
+
+    started = []
+    original = solvers.solve
+
+    def recording(problem, solver="auto", **options):
+        started.append((problem.C, options.get("warm_start", {}).get("C")))
+        return original(problem, solver, **options)
+
+    monkeypatch.setattr(solvers, "solve", recording)
+    data = load_balance_scale()
+    X, y = data.drop(columns="balance"), data["balance"]
+    train, tuning, _ = stratified_split(y, [130, 100], random_state=8)  # 260 dual rows
+    grid = {"C": [0.25, 1.0, 4.0, 16.0], "gamma": [0.1]}
+    args = (X.iloc[train], y.iloc[train])
+    kw = dict(X_tune=X.iloc[tuning], y_tune=y.iloc[tuning], param_grid=grid, refit=False)
+    warm = tune("nordic1", *args, warm_start=True, **kw)
+    assert started == [(0.25, None), (1.0, 0.25), (4.0, 1.0), (16.0, 4.0)]
+    cold = tune("nordic1", *args, warm_start=False, **kw)
+    assert started[4:] == [(0.25, None), (1.0, None), (4.0, None), (16.0, None)]
+    brute = [metrics.error_rate(y.iloc[tuning], make_classifier("nordic1", C=C, gamma=0.1)
+                                .fit(*args).predict(X.iloc[tuning])) for C in grid["C"]]
+    # same optimum to the solver's tolerance: the tuning-set predictions agree
+    np.testing.assert_array_equal(warm.scores["score"], cold.scores["score"])
+    np.testing.assert_array_equal(warm.scores["score"], brute)

@@ -1,4 +1,4 @@
-"""Figures of the paper's experiments, drawn from the rows of :func:`nordicstats.experiments.run_study`.
+"""Figures of the paper's experiments, from the rows of :func:`~nordicstats.experiments.run_study`.
 
 * :func:`plot_error_by_dimension` -- error against d, one panel per sigma, one
   line per method (the paper's Figures for Sections 6.1 and 6.2);
@@ -96,7 +96,7 @@ def plot_error_by_dimension(results, metric="error", x="d", panel="sigma", metho
     panels = sorted(rows[panel].unique())
     fig = fig or plt.figure(figsize=(4.0 * len(panels), 3.4))
     axes = fig.subplots(1, len(panels), sharey=True, squeeze=False)[0]
-    for ax, value in zip(axes, panels):
+    for ax, value in zip(axes, panels, strict=True):
         subset = rows[rows[panel] == value]
         for i, method in enumerate(_method_order(rows, methods)):
             xs, mean, se = _mean_se(subset[subset["method"] == method], x, metric)

@@ -32,6 +32,7 @@ import numpy as np
 from scipy import sparse
 
 from nordicstats.exceptions import SolverError, SolverLimitWarning, missing_dependency
+from nordicstats.solvers.problem import NordicProblem
 from nordicstats.solvers.result import SolverResult
 
 __all__ = ["solve_linear_primal", "FALLBACK_MAX_N"]
@@ -41,25 +42,35 @@ __all__ = ["solve_linear_primal", "FALLBACK_MAX_N"]
 FALLBACK_MAX_N = 5000
 DEFAULT_FEAS_TOL = 1e-8
 DEFAULT_MAX_ROUNDS = 30
+# Hinge-row screening (see solve_linear_primal) above this many rows n(K-1); the
+# subsample has max(SCREEN_SUBSAMPLE, n / 10) rows and the rows nearest the margin,
+# a share SCREEN_EXPLICIT of them, keep their slacks.
+SCREEN_MIN_ROWS = 40_000
+SCREEN_SUBSAMPLE = 5_000
+SCREEN_EXPLICIT = 0.2
+EXPLICIT, AT_C, ZERO = 0, 1, 2
 
 
 def solve_linear_primal(problem, tol=1e-9, feas_tol=DEFAULT_FEAS_TOL,
-                        max_rounds=DEFAULT_MAX_ROUNDS, max_iter=250):
+                        max_rounds=DEFAULT_MAX_ROUNDS, max_iter=250, screen=None):
     """Solve linear BSVM or NORDIC-1 in the primal weights with PIQP (sparse).
 
     Parameters
     ----------
     problem : NordicProblem
         Linear problem (``problem.X`` given), ``method`` in {"bsvm", "nordic1"},
-        ``penalty="l2"``.
+        ``penalty="l2"``.  ``problem.gram`` is not used (it may be None).
     tol : float, default=1e-9
         PIQP's absolute and relative tolerances (``eps_abs``, ``eps_rel``).
     feas_tol : float, default=1e-8
-        A noncrossing row is added when it is violated by more than this.
+        A noncrossing row is added, and a screened hinge row restored, when its
+        condition fails by more than this.
     max_rounds : int, default=30
-        Solves with an enlarged row set before giving up with a warning.
+        Solves with enlarged row sets before giving up with a warning.
     max_iter : int, default=250
         PIQP iterations per solve.
+    screen : bool, optional
+        Screen the hinge rows (see Notes).  Default: when n(K-1) > ``SCREEN_MIN_ROWS``.
 
     Returns
     -------
@@ -67,6 +78,18 @@ def solve_linear_primal(problem, tol=1e-9, feas_tol=DEFAULT_FEAS_TOL,
         ``coef`` (d, K-1), ``intercept``, ``dual_coef=None``; ``multipliers``
         alpha (n, K-1), phi (n, K-2), gamma (K-2); ``kkt_residual`` is the relative
         duality gap (P - D) / max(1, |P|) recomputed from the multipliers.
+
+    Notes
+    -----
+    Screening: a fit on a fixed-seed subsample (C scaled by n / n_sub) gives
+    margins r_ik = y_ik f_k(x_i) - 1 for all rows; rows far inside the margin
+    (r < -delta) enter with alpha = C as a linear term -C y_ik (x_i'w_k + b_k)
+    (their slack is 1 - y f), rows far outside (r > delta) are left out
+    (alpha = 0), and only the rows near the margin keep a slack variable.  After
+    every solve each screened row is checked (alpha = C needs r <= 0, alpha = 0
+    needs r >= 0); failures join the explicit rows and the solve repeats.  At
+    the end every KKT condition of the full problem holds, so the answer is the
+    exact optimum; it is certified by the duality gap either way.
     """
     _check(problem)
     try:
@@ -79,23 +102,52 @@ def solve_linear_primal(problem, tol=1e-9, feas_tol=DEFAULT_FEAS_TOL,
         raise missing_dependency("piqp", "fast",
                                  "solver='primal' for linear NORDIC") from None
     start = time.perf_counter()
-    layout = _Layout(problem)
+    n, m = problem.signs.shape
+    screen = n * m > SCREEN_MIN_ROWS if screen is None else bool(screen)
+    state = _screened_state(piqp, problem, tol, max_iter) if screen else np.zeros((n, m), int)
     rows = np.zeros((0, 2), dtype=int)  # (i, k) noncrossing rows in the model
     status, rounds, iters = "optimal", 0, 0
     while True:
+        layout = _Layout(problem, state)
         sol = _solve_once(piqp, problem, layout, rows, tol, max_iter)
         iters += int(sol.info.iter)
         rounds += 1
         w, b = layout.unpack(sol.x)
         new = _violated_rows(problem, w, b, feas_tol, rows)
-        if new.shape[0] == 0:
+        wrong = _misscreened(problem, w, b, state, feas_tol)
+        if new.shape[0] == 0 and not wrong.any():
             break
         if rounds >= max_rounds:
             status = "iteration_limit"
             break
         rows = np.vstack([rows, new])
+        state[wrong] = EXPLICIT
     return _result(problem, layout, sol, rows, status, rounds, iters,
                    time.perf_counter() - start)
+
+
+def _screened_state(piqp, problem, tol, max_iter):
+    """Row states from a subsample fit: EXPLICIT near the margin, AT_C inside, ZERO outside."""
+    n, m = problem.signs.shape
+    size = max(SCREEN_SUBSAMPLE, n // 10)
+    sub = np.sort(np.random.default_rng(0).choice(n, size=min(size, n), replace=False))
+    small = NordicProblem(gram=None, signs=problem.signs[sub], C=problem.C * n / sub.size,
+                          method="bsvm", X=problem.X[sub])
+    layout = _Layout(small, np.zeros((sub.size, m), int))
+    w, b = layout.unpack(_solve_once(piqp, small, layout, np.zeros((0, 2), int), tol,
+                                     max_iter).x)
+    r = problem.signs * (problem.X @ w + b) - 1.0
+    delta = np.quantile(np.abs(r), SCREEN_EXPLICIT, axis=0)
+    state = np.full((n, m), EXPLICIT)
+    state[r < -delta] = AT_C
+    state[r > delta] = ZERO
+    return state
+
+
+def _misscreened(problem, w, b, state, feas_tol):
+    """Screened rows whose alpha (C or 0) breaks complementarity at (w, b)."""
+    r = problem.signs * (problem.X @ w + b) - 1.0
+    return ((state == AT_C) & (r > feas_tol)) | ((state == ZERO) & (r < -feas_tol))
 
 
 def _check(problem):
@@ -111,33 +163,45 @@ def _check(problem):
 
 
 class _Layout:
-    """Positions of w (d x m, column blocks), b (m) and xi (n x m) in x."""
+    """Positions of w (d x m, column blocks), b (m) and the explicit slacks in x.
 
-    def __init__(self, problem):
+    ``state[i, k]`` is EXPLICIT (a slack variable and a hinge row), AT_C (alpha = C,
+    a linear term) or ZERO (alpha = 0, left out); explicit rows are ordered k*n + i.
+    """
+
+    def __init__(self, problem, state):
         self.n, self.d = problem.X.shape
         self.m = problem.n_boundaries
+        self.state = state
+        flat = np.flatnonzero((state == EXPLICIT).T.ravel())
+        self.k, self.i = flat // self.n, flat % self.n
         self.noncrossing = problem.method == "nordic1" and self.m > 1
         self.separate = self.noncrossing and problem.noncrossing == "separate"
         self.n_w = self.d * self.m
-        self.size = self.n_w + self.m + self.n * self.m
+        self.n_xi = flat.size
+        self.size = self.n_w + self.m + self.n_xi
 
     def unpack(self, x):
         w = x[:self.n_w].reshape(self.m, self.d).T
         return w, x[self.n_w:self.n_w + self.m]
 
+    def linear_term(self, problem):
+        """c: C for each slack, and -C sum over AT_C rows of y_ik (x_i, 1) for (w_k, b_k)."""
+        at_c = (self.state == AT_C) * problem.signs  # (n, m) of y or 0
+        c_w = -problem.C * (problem.X.T @ at_c)  # (d, m)
+        c_b = -problem.C * at_c.sum(axis=0)
+        return np.concatenate([c_w.T.ravel(), c_b, np.full(self.n_xi, problem.C)])
+
     def hinge_rows(self, problem):
-        """G (n m x size) and its lower bound 1 for y_ik (x_i'w_k + b_k) + xi_ik >= 1."""
-        n, d, m = self.n, self.d, self.m
-        X, Y = problem.X, problem.signs
-        row = np.arange(n * m)  # row index k*n + i
-        k = row // n
-        i = row % n
-        yk = Y[i, k]
+        """G (explicit rows x size) for y_ik (x_i'w_k + b_k) + xi_ik >= 1."""
+        d, m, k, i = self.d, self.m, self.k, self.i
+        row = np.arange(self.n_xi)
+        yk = problem.signs[i, k]
         w_cols = (k * d)[:, None] + np.arange(d)[None, :]
-        data = np.concatenate([(yk[:, None] * X[i]).ravel(), yk, np.ones(n * m)])
+        data = np.concatenate([(yk[:, None] * problem.X[i]).ravel(), yk, np.ones(self.n_xi)])
         cols = np.concatenate([w_cols.ravel(), self.n_w + k, self.n_w + m + row])
         rows = np.concatenate([np.repeat(row, d), row, row])
-        return sparse.csc_matrix((data, (rows, cols)), shape=(n * m, self.size))
+        return sparse.csc_matrix((data, (rows, cols)), shape=(self.n_xi, self.size))
 
     def noncrossing_rows(self, problem, pairs):
         """x_i'(w_k - w_{k+1}) (+ b_k - b_{k+1} when joint) >= 0 for the (i, k) pairs."""
@@ -169,9 +233,9 @@ class _Layout:
 def _solve_once(piqp, problem, layout, rows, tol, max_iter):
     P = sparse.diags(np.concatenate([np.ones(layout.n_w), np.zeros(layout.size - layout.n_w)]),
                      format="csc")
-    c = np.concatenate([np.zeros(layout.n_w + layout.m), np.full(layout.n * layout.m, problem.C)])
+    c = layout.linear_term(problem)
     blocks = [layout.hinge_rows(problem)]
-    lower = [np.ones(layout.n * layout.m)]
+    lower = [np.ones(layout.n_xi)]
     if layout.separate:
         blocks.append(layout.intercept_rows())
         lower.append(np.zeros(layout.m - 1))
@@ -180,7 +244,7 @@ def _solve_once(piqp, problem, layout, rows, tol, max_iter):
         lower.append(np.zeros(rows.shape[0]))
     G = sparse.vstack(blocks, format="csc")
     h_l = np.concatenate(lower)
-    x_l = np.concatenate([np.full(layout.n_w + layout.m, -np.inf), np.zeros(layout.n * layout.m)])
+    x_l = np.concatenate([np.full(layout.n_w + layout.m, -np.inf), np.zeros(layout.n_xi)])
     solver = piqp.SparseSolver()
     solver.settings.eps_abs = tol
     solver.settings.eps_rel = tol
@@ -212,8 +276,9 @@ def _violated_rows(problem, w, b, feas_tol, present):
 def _multipliers(problem, layout, sol, rows):
     n, m = layout.n, layout.m
     z = np.asarray(sol.z_l) - np.asarray(sol.z_u)
-    alpha = np.clip(z[:n * m].reshape(m, n).T, 0.0, problem.C)
-    pos = n * m
+    alpha = np.where(layout.state == AT_C, problem.C, 0.0)
+    alpha[layout.i, layout.k] = np.clip(z[:layout.n_xi], 0.0, problem.C)
+    pos = layout.n_xi
     gamma = np.zeros(max(m - 1, 0))
     if layout.separate:
         gamma = np.maximum(z[pos:pos + m - 1], 0.0)
@@ -252,6 +317,7 @@ def _result(problem, layout, sol, rows, status, rounds, iters, elapsed):
         max_violation=problem.noncrossing_violation(None, b, coef=w), kkt_residual=abs(gap),
         coef=w, multipliers={"alpha": alpha, "phi": phi, "gamma": gamma},
         info={"dual_objective": dual, "rounds": rounds, "rows_added": int(rows.shape[0]),
+              "explicit_hinge_rows": layout.n_xi,
               "active_noncrossing": int(active_mask.sum()), "active_mask": active_mask,
               "active_intercept_order": int(np.sum(gamma > tiny)),
               "piqp_duality_gap_rel": float(sol.info.duality_gap_rel)},
