@@ -7,6 +7,7 @@ problem, hands it to a solver and wraps the answer in :class:`NORDICResults`.
 
 from __future__ import annotations
 
+import dataclasses
 import numbers
 
 import numpy as np
@@ -15,7 +16,7 @@ import pandas as pd
 from nordicstats.data import (binary_signs, boundary_names, check_consistent_length, check_exog,
                               encode_ordinal)
 from nordicstats.kernels import check_gram, make_kernel
-from nordicstats.solvers import METHODS, NONCROSSING, NordicProblem, solve
+from nordicstats.solvers import METHODS, NONCROSSING, NordicProblem, choose_solver, solve
 
 __all__ = ["NORDIC"]
 
@@ -215,14 +216,24 @@ class NORDIC:
         return self._gram
 
     def build_problem(self, method=None, C=None):
-        """The :class:`NordicProblem` of this model (optionally with another method or C)."""
+        """The :class:`NordicProblem` of this model (optionally with another method or C).
+
+        Linear problems carry X; their n x n Gram matrix is formed only when the
+        solver that will be used needs it (the sparse primal solver does not,
+        which keeps n = 10^5 fits within memory).
+        """
         method = self.method if method is None else method
-        return NordicProblem(
-            gram=self.gram, signs=binary_signs(self.response.codes, self.response.n_levels),
+        problem = NordicProblem(
+            gram=None if self.kernel.is_linear else self.gram,
+            signs=binary_signs(self.response.codes, self.response.n_levels),
             C=self.C if C is None else C, method=method, noncrossing=self.noncrossing,
             penalty=self.penalty if method == "nordic2" else "l2",
             X=self.exog if self.kernel.is_linear else None,
         )
+        solver = choose_solver(problem) if self.solver == "auto" else self.solver
+        if problem.gram is None and solver != "primal":
+            problem = dataclasses.replace(problem, gram=self.gram)
+        return problem
 
     def fit(self, cov_type=None, cov_kwds=None, fitted_at=None, **solver_options):
         """Fit the model.
