@@ -88,7 +88,7 @@ def print_weighted_error(table, methods):
     print(cells.reindex(columns=methods).to_string())
     means = summary["mean"].unstack().reindex(columns=methods).sort_index()
     print("\nRank of the mean weighted error within each n (1 = best):")
-    print(means.rank(axis=1).astype(int).to_string())
+    print(means.rank(axis=1).astype("Int64").to_string())
     return means
 
 

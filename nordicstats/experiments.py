@@ -7,7 +7,9 @@ CV), refit, and score on the test set.  Tasks run through joblib (``n_jobs``;
 ``backend="dask"`` sends them to a ``dask.distributed`` cluster), with a tqdm
 progress bar, and every finished row is appended at once to a JSON-lines file.
 Re-running the same call resumes: the ``(design, method, replication)`` keys
-already in the file with ``status == "ok"`` are skipped.
+already in the file with ``status == "ok"`` are skipped.  Every row carries a
+fingerprint of its design, method and tuning settings (:func:`configuration`),
+and resuming from a file written with other settings or another seed is refused.
 
 Seeds.  Replication ``r`` of a study with seed ``s`` draws its data from the
 seed ``SeedSequence(s, spawn_key=(r,))`` (and its CV folds from a second word of
@@ -48,6 +50,7 @@ __all__ = [
     "load_results",
     "summarize",
     "confusion_summary",
+    "configuration",
 ]
 
 #: The paper's method labels -> names for :func:`nordicstats.compare.make_classifier`.
@@ -64,9 +67,9 @@ PAPER_METHODS = {
 
 KEY = ("design", "method", "rep")
 _TIMING_COLUMNS = ("tune_time", "fit_time", "total_time")
-_RESERVED = {"design", "method", "rep", "seed", "C", "gamma", "tuning_score", "error", "mae",
-             "weighted_error", "confusion", "levels", "n_train", "n_tune", "n_test", "status",
-             "message", "warnings", *_TIMING_COLUMNS}
+_RESERVED = {"design", "method", "rep", "seed", "config", "C", "gamma", "tuning_score",
+             "error", "mae", "weighted_error", "confusion", "levels", "n_train", "n_tune",
+             "n_test", "status", "message", "warnings", "traceback", *_TIMING_COLUMNS}
 
 
 @dataclass(frozen=True)
@@ -226,7 +229,9 @@ def run_task(design, method, rep, seed, scoring="error", costs=None, cv=None,
     """
     data_seed, cv_seed = replication_seeds(seed, rep)
     row = {"design": design.name, "method": method.label, "rep": int(rep), "seed": int(seed),
-           **design.params}
+           **design.params,
+           "config": configuration(design, method, scoring=scoring, costs=costs, cv=cv,
+                                   C_grid=C_grid, width_quantiles=width_quantiles)}
     start = time.perf_counter()
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
@@ -323,11 +328,11 @@ def run_study(designs, methods, n_reps, *, seed=0, path=None, n_jobs=1, backend=
     if isinstance(n_reps, bool) or not isinstance(n_reps, (int, np.integer)) or n_reps < 1:
         raise ValueError(f"The 'n_reps' parameter must be an int >= 1. Got {n_reps!r} instead.")
     exclude = _check_exclude(exclude, designs, methods)
-    done = _finished_keys(path, seed)
-    tasks = [(d, m, r) for r in range(n_reps) for d in designs for m in methods
-             if (d.name, m.label, r) not in done and (d.name, m.label) not in exclude]
     options = dict(seed=seed, scoring=scoring, costs=costs, cv=cv, C_grid=tuple(C_grid),
                    width_quantiles=tuple(width_quantiles))
+    done = _finished_keys(path, seed, designs, methods, options)
+    tasks = [(d, m, r) for r in range(n_reps) for d in designs for m in methods
+             if (d.name, m.label, r) not in done and (d.name, m.label) not in exclude]
     if time_limit is not None and not (np.isfinite(time_limit) and time_limit > 0):
         raise ValueError(f"The 'time_limit' parameter must be a positive number of seconds. "
                          f"Got {time_limit!r} instead.")
@@ -440,13 +445,41 @@ def _read_rows(path):
     return [json.loads(line) for line in complete.decode("utf-8").splitlines() if line.strip()]
 
 
-def _finished_keys(path, seed):
+def _finished_keys(path, seed, designs, methods, options):
+    """Keys already done; refuses a file written with another seed or configuration."""
     rows = _read_rows(path)
     seeds = {row["seed"] for row in rows}
     if seeds and seeds != {int(seed)}:
         raise ValueError(f"{path} holds rows of a study with seed {sorted(seeds)}, not seed="
                          f"{seed}; resume with the same seed or use another file.")
+    options = {k: v for k, v in options.items() if k != "seed"}
+    expected = {(d.name, m.label): configuration(d, m, **options) for d in designs
+                for m in methods}
+    for r in rows:
+        cell = (r["design"], r["method"])
+        if cell in expected and r.get("config") != expected[cell]:
+            raise ValueError(f"{path} holds a row for {cell} (rep {r['rep']}) run with other "
+                             "design, method or tuning settings than this call; resume with the "
+                             "same arguments or use another file.")
     return {(r["design"], r["method"], r["rep"]) for r in rows if r.get("status") == "ok"}
+
+
+def configuration(design, method, **options):
+    """Short fingerprint of everything but the seed that determines a row (checked on resume)."""
+    import hashlib
+
+    def plain(value):
+        if isinstance(value, pd.DataFrame):
+            return {"index": list(map(str, value.index)), "values": value.to_numpy().tolist()}
+        if isinstance(value, np.ndarray):
+            return value.tolist()
+        return repr(value)
+
+    spec = {"design": [design.name, getattr(design.sampler, "__qualname__", "?"),
+                       design.params],
+            "method": [method.label, method.name, method.params, method.grid], **options}
+    text = json.dumps(spec, sort_keys=True, default=plain)
+    return hashlib.sha1(text.encode()).hexdigest()[:16]
 
 
 def load_results(path):

@@ -6,6 +6,7 @@ package's exact reference), Clarabel on the paper's primal through cvxpy
 recomputed here from the returned multipliers.
 """
 
+import importlib.util
 import warnings
 
 import numpy as np
@@ -15,9 +16,14 @@ from primal_reference import solve_primal
 from nordicstats.data import binary_signs
 from nordicstats.exceptions import SolverLimitWarning
 from nordicstats.kernels import make_kernel
-from nordicstats.solvers import AUTO_QUADPROG_MAX_ROWS, choose_solver, solve
+from nordicstats.solvers import (
+    AUTO_PRIMAL_MIN_ROWS,
+    AUTO_QUADPROG_MAX_ROWS,
+    NordicProblem,
+    choose_solver,
+    solve,
+)
 from nordicstats.solvers.decomposition import intercepts_by_pooling, solve_dual_decomposition
-from nordicstats.solvers.problem import NordicProblem
 from nordicstats.solvers.qp import fit_intercepts, solve_quadprog
 
 # quadprog with the proximal refinements reaches ~1e-9 relative (tests/test_qp.py);
@@ -119,6 +125,16 @@ def test_iteration_limit_warns_and_reports_gap():
     assert res.info["kkt_violation"] > 1e-7
 
 
+def test_time_limit_returns_the_current_point_with_a_warning():
+    problem = make_problem(150, 3, seed=2)
+    with pytest.warns(SolverLimitWarning, match="time_limit"):
+        res = solve_dual_decomposition(problem, time_limit=1e-9)
+    assert res.status == "time_limit" and res.iterations == 0
+    # the libsvm start is dual feasible, so the certificate is still a valid bound
+    assert res.info["equality_residual"] <= 1e-10
+    assert res.kkt_residual > 0
+
+
 def test_deterministic():
     problem = make_problem(120, 3, seed=3)
     a = solve_dual_decomposition(problem)
@@ -171,7 +187,12 @@ def test_choose_solver_by_size():
     assert choose_solver(small) == "quadprog"
     assert choose_solver(large) == "decomposition"
     linear = make_problem(AUTO_QUADPROG_MAX_ROWS, 3, kernel="linear")
-    assert choose_solver(linear) in ("primal", "decomposition")
+    assert choose_solver(linear) == "decomposition"
+    n_big = AUTO_PRIMAL_MIN_ROWS // 2 + 1  # no Gram matrix needed for this choice
+    big = NordicProblem(gram=None, signs=binary_signs(np.arange(n_big) % 3, 3), C=1.0,
+                        X=np.ones((n_big, 2)))
+    assert choose_solver(big) == ("primal" if importlib.util.find_spec("piqp") else
+                                  "decomposition")
     nordic0 = make_problem(AUTO_QUADPROG_MAX_ROWS, 3, method="nordic0")
     assert choose_solver(nordic0) == "quadprog"
     res = solve(large)
@@ -202,3 +223,17 @@ def test_no_warnings_on_normal_solve():
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         solve_dual_decomposition(problem)
+
+
+def test_through_the_model_api():
+    from nordicstats.datasets import make_nonlinear
+    from nordicstats.model import NORDIC
+
+    X, y = make_nonlinear(150, d=5, sigma=1.0, random_state=4)
+    fast = NORDIC(y, X, method="nordic1", solver="decomposition").fit()
+    exact = NORDIC(y, X, method="nordic1", solver="quadprog").fit()
+    assert fast.solver_result.solver == "decomposition"
+    assert fast.objective == pytest.approx(exact.objective, rel=OBJ_RTOL)
+    # f = K omega + b is unique (strictly convex in f); 1e-4 allows the two solvers'
+    # tolerances (objective agreement ~1e-9 relative, KKT tol 1e-7)
+    np.testing.assert_allclose(fast.decision_function(X), exact.decision_function(X), atol=1e-4)

@@ -206,6 +206,8 @@ def test_validation(study, tmp_path):
     path, _ = study
     with pytest.raises(ValueError, match="seed"):
         run_study(DESIGNS, METHODS, 2, path=path, **{**OPTIONS, "seed": 8})
+    with pytest.raises(ValueError, match="other design, method or tuning settings"):
+        run_study(DESIGNS, METHODS, 2, path=path, **{**OPTIONS, "C_grid": (0.5, 8.0)})
     with pytest.raises(ValueError, match="n_reps"):
         run_study(DESIGNS, METHODS, 0)
     with pytest.raises(ValueError, match="'backend' parameter"):

@@ -445,9 +445,11 @@ def render_r(path, small=None, build_dir=None, timeout=900):
     if small:
         env[SIZE_VARIABLE] = "small"
     start = time.perf_counter()
-    if knitr_available():
-        expr = (f"rmarkdown::render(knitr::spin({str(path)!r}, knit = FALSE), "
-                f"output_file = {str(target)!r}, quiet = TRUE)")
+    if knitr_available():  # spin a copy, so that the .Rmd lands in the build directory
+        copy = build / path.name
+        shutil.copyfile(path, copy)
+        expr = (f"rmarkdown::render(knitr::spin({str(copy)!r}, knit = FALSE), "
+                f"output_file = {target.name!r}, output_dir = {str(build)!r}, quiet = TRUE)")
         proc = subprocess.run(["Rscript", "-e", expr], capture_output=True, text=True,
                               env=env, timeout=timeout, cwd=build)
     else:

@@ -24,7 +24,7 @@ from nordicstats.solvers.problem import METHODS, NONCROSSING, NordicProblem
 from nordicstats.solvers.result import SolverResult
 
 __all__ = ["solve", "NordicProblem", "SolverResult", "SOLVERS", "METHODS", "NONCROSSING",
-           "choose_solver", "AUTO_QUADPROG_MAX_ROWS"]
+           "choose_solver", "AUTO_QUADPROG_MAX_ROWS", "AUTO_PRIMAL_MIN_ROWS"]
 
 # solver name -> (module, function, methods it handles)
 SOLVERS = {
@@ -40,6 +40,9 @@ SOLVERS = {
 # others to the decomposition solver.  quadprog's cost grows like (n(K-1))^3.5:
 # ~0.1 s at n(K-1) = 200, ~10 s at 800 (shared/notes/solvers.md).
 AUTO_QUADPROG_MAX_ROWS = 200
+# Linear problems go to the sparse primal (PIQP) above this many rows n(K-1); it
+# returns w (coef) and no dual_coef, and never needs the n x n Gram matrix.
+AUTO_PRIMAL_MIN_ROWS = 4000
 
 
 def choose_solver(problem):
@@ -47,9 +50,9 @@ def choose_solver(problem):
 
     * ``nordic2``: ``"scip"``; ``nordic0``: ``"quadprog"``;
     * ``bsvm``/``nordic1`` with n(K-1) <= :data:`AUTO_QUADPROG_MAX_ROWS`: ``"quadprog"``;
-    * larger linear problems: ``"primal"`` (sparse QP in w with PIQP) when PIQP is
-      installed, otherwise ``"decomposition"``;
-    * larger kernel problems: ``"decomposition"``.
+    * linear problems with n(K-1) > :data:`AUTO_PRIMAL_MIN_ROWS`: ``"primal"`` (sparse
+      QP in w with PIQP) when PIQP is installed;
+    * the others: ``"decomposition"``.
 
     Returns
     -------
@@ -62,7 +65,8 @@ def choose_solver(problem):
         return "quadprog"
     if problem.n * problem.n_boundaries <= AUTO_QUADPROG_MAX_ROWS:
         return "quadprog"
-    if problem.X is not None and importlib.util.find_spec("piqp") is not None:
+    if (problem.X is not None and problem.n * problem.n_boundaries > AUTO_PRIMAL_MIN_ROWS
+            and importlib.util.find_spec("piqp") is not None):
         return "primal"
     return "decomposition"
 

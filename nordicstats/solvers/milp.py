@@ -24,10 +24,10 @@ omega' K omega = ||theta||^2 and omega = U Lambda^{-1/2} theta).
 1. For l1 the relaxation without the logical constraints splits into K-1
    independent L1-SVM LPs (HiGHS through scipy).  Its optimum is a lower bound,
    and when it has no training crossings it is already NORDIC-2's optimum.
-2. A feasible start: the relaxation with its crossings repaired (the sign of
-   every f_k(x_i) fixed to a monotone pattern at least cost, again K-1 LPs), or
-   the constant classifiers omega = 0, b_k = +-1 by majority, which are always
-   feasible (the class shares P(y > k) decrease in k, so b is monotone).
+2. A feasible start for SCIP: the constant classifiers omega = 0, b_k = +-1 by
+   majority, always feasible (the class shares P(y > k) decrease in k, so b is
+   monotone); on request the relaxation with its crossings repaired (each row's
+   signs fixed to the cheapest monotone pattern, again K-1 LPs) or NORDIC-1.
 3. SCIP solves the full model, built with matrix calls, with the disjunctions
    ``f_k >= 0 or f_{k+1} <= -delta`` as SCIP disjunction constraints (default),
    indicator constraints, or big-M rows with the proven M below.  Disjunctions
@@ -79,7 +79,7 @@ from nordicstats.solvers.result import SolverResult
 __all__ = ["solve_nordic2_scip", "FORMULATIONS", "WARM_STARTS", "SIGN_MARGIN"]
 
 FORMULATIONS = ("disjunction", "indicator", "bigm")
-WARM_STARTS = (True, False, "nordic1")
+WARM_STARTS = (True, False, "repair", "nordic1")
 SIGN_MARGIN = 1e-7
 # SCIP's feasibility tolerance; well below SIGN_MARGIN so that side (ii) stays negative.
 _FEASTOL = 1e-9
@@ -123,10 +123,13 @@ def solve_nordic2_scip(problem, time_limit=None, mip_gap=1e-6, threads=1,
     formulation : {"disjunction", "indicator", "bigm"}, default="disjunction"
         How the logical constraints reach SCIP.  Disjunction constraints were the
         fastest in ``benchmarks/bench_nordic2.py``; ``"bigm"`` uses the proven M.
-    warm_start : {True, False, "nordic1"}, default=True
-        ``True``: hand SCIP the repaired relaxation (l1) or the constant
-        classifiers (l2); ``"nordic1"``: the joint-form NORDIC-1 solution
-        (feasible for NORDIC-2; a QP that can cost more than NORDIC-2 itself).
+    warm_start : {True, False, "repair", "nordic1"}, default=True
+        Feasible point handed to SCIP.  ``True``: the constant classifiers (free);
+        ``"repair"``: the relaxation with its crossings repaired (l1; K-1 more LPs);
+        ``"nordic1"``: the joint-form NORDIC-1 solution.  The better starts cost
+        more than they saved SCIP (20-35% slower at n = 200-400, K = 3-5 in
+        ``benchmarks/bench_nordic2.py``, as the shared notes found for NORDIC-1);
+        they pay off when a time limit may stop SCIP early.
     verbose : bool, default=False
         Print SCIP's log.
 
@@ -178,10 +181,14 @@ def solve_nordic2_scip(problem, time_limit=None, mip_gap=1e-6, threads=1,
                                   min(c.objective for c in candidates))
     _set_parameters(model, remaining, mip_gap, threads, verbose)
     accepted = bool(warm_start) and _add_start(model, handles, design, problem, candidates[-1])
-    if threads > 1:
-        model.solveConcurrent()
-    else:
-        model.optimize()
+    try:
+        if threads > 1:
+            model.solveConcurrent()
+        else:
+            model.optimize()
+    except Exception as exc:  # pyscipopt raises plain Exceptions for SCIP error codes
+        raise SolverError(f"SCIP failed while solving NORDIC-2: {exc}", solver="scip",
+                          status=model.getStatus()) from exc
     return _collect(model, handles, problem, design, candidates, relaxed, formulation, start,
                     accepted)
 
@@ -205,9 +212,9 @@ def _check_options(problem, time_limit, mip_gap, threads, formulation, warm_star
     if formulation not in FORMULATIONS:
         raise ValueError(f"The 'formulation' option of the SCIP solver must be one of "
                          f"{list(FORMULATIONS)}. Got {formulation!r} instead.")
-    if not any(warm_start is w for w in WARM_STARTS) and warm_start != "nordic1":
-        raise ValueError("The 'warm_start' option of the SCIP solver must be True, False or "
-                         f"'nordic1'. Got {warm_start!r} instead.")
+    if not any(warm_start is w for w in WARM_STARTS[:2]) and warm_start not in WARM_STARTS[2:]:
+        raise ValueError("The 'warm_start' option of the SCIP solver must be True, False, "
+                         f"'repair' or 'nordic1'. Got {warm_start!r} instead.")
     if not isinstance(verbose, (bool, np.bool_)):
         raise ValueError("The 'verbose' option of the SCIP solver must be a bool. "
                          f"Got {verbose!r} instead.")
@@ -379,7 +386,7 @@ def _starting_points(problem, design, relaxed, warm_start):
     points = [_constant_point(problem, design)]
     if warm_start == "nordic1":
         better = _nordic1_point(problem, design)
-    elif relaxed is not None and warm_start:
+    elif warm_start == "repair" and relaxed is not None:
         better = _repaired(problem, design, relaxed[0], relaxed[1], "repaired relaxation")
     else:
         better = None
@@ -413,12 +420,14 @@ def _polish(problem, design, theta, b):
 def _build_model(scip, problem, design, formulation, upper):
     """Variables theta (or theta+-), b, F = Z theta + b, xi and the logical constraints.
 
-    Built with matrix calls: one dense product Z @ theta per model, not n^2 Python terms.
+    Built with matrix calls (dense products Z @ theta in pyscipopt's compiled code),
+    not n^2 Python-level terms.
     """
     n, m, p = problem.n, problem.n_boundaries, design.Z.shape[1]
-    # U: the best start's objective, widened because the repaired start is feasible only up
-    # to HiGHS' 1e-9 tolerance.  G, |b| <= G + 1 and |f| <= 2G + 1: module docstring.
-    upper = upper * (1.0 + 1e-6) + 1e-6
+    # U: the best start's objective, widened because the starts are feasible only up to
+    # their solvers' tolerances (HiGHS 1e-9, NORDIC-1 ~1e-6), which move the objective by
+    # far less.  G, |b| <= G + 1 and |f| <= 2G + 1: module docstring.
+    upper = upper * (1.0 + 1e-3) + 1.0
     G = design.row_bound(upper)
     b_bound, f_bound = G + 1.0, 2.0 * G + 1.0
     model = scip.Model("nordic2")
