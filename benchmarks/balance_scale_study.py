@@ -15,9 +15,9 @@ differences to NORDIC-2, the paper's confusion view (share of class-l test point
 to class k), the rows that failed, the time per task, and saves two figures.
 
 Rows go to a JSON-lines file as they finish; running the script again with the same seed
-resumes.  ``--minutes`` stops starting new tasks after that much wall time; the summaries
-use only replications that are complete for every (n, method).  Replications are ordered
-largest n first, so the long NORDIC-0 fits at n = 208 start early.
+resumes.  ``--minutes`` stops starting new tasks after that much wall time; every summary
+cell uses the replications finished for it (the counts are printed).  Tasks run
+replication by replication, largest n first, so long fits start early.
 
 Run:  ``python benchmarks/balance_scale_study.py --reps 100 --n-jobs 2``
 (defaults: 10 replications, 2 workers).  One-thread BLAS is set below; the machine has 2
@@ -44,6 +44,7 @@ from nordicstats.experiments import (  # noqa: E402
     Method,
     balance_scale_design,
     confusion_summary,
+    load_results,
     run_study,
     summarize,
 )
@@ -71,13 +72,9 @@ def parse_args():
                         help="cells not to run, e.g. NORDIC-0:208 (slowest cell)")
     parser.add_argument("--fresh", action="store_true", help="delete earlier rows first")
     parser.add_argument("--no-progress", action="store_true")
+    parser.add_argument("--report-only", action="store_true",
+                        help="summarise the rows already in --results; run nothing")
     return parser.parse_args()
-
-
-def complete_reps(table, n_cells):
-    """Replications with a row for every (n, method)."""
-    counts = table.groupby("rep").size()
-    return sorted(counts.index[counts == n_cells])
 
 
 def print_weighted_error(table, methods):
@@ -160,26 +157,34 @@ def main():
     if exclude:
         print(f"not run (by --exclude): {args.exclude}")
     start = time.perf_counter()
-    table = run_study(designs, [Method(m, PAPER_METHODS[m]) for m in methods], args.reps,
-                      seed=args.seed, path=args.results, n_jobs=args.n_jobs,
-                      scoring=BALANCE_COSTS, costs=BALANCE_COSTS,
-                      exclude=exclude,
-                      time_limit=None if args.minutes is None else 60 * args.minutes,
-                      progress=not args.no_progress)
+    if args.report_only:
+        table = load_results(args.results)
+        wanted = (table["n"].isin(args.sizes) & table["method"].isin(methods)
+                  & (table["rep"] < args.reps)
+                  & ~pd.Series(list(zip(table["design"], table["method"], strict=True)),
+                               index=table.index).isin(exclude))
+        table = table[wanted]
+    else:
+        table = run_study(designs, [Method(m, PAPER_METHODS[m]) for m in methods], args.reps,
+                          seed=args.seed, path=args.results, n_jobs=args.n_jobs,
+                          scoring=BALANCE_COSTS, costs=BALANCE_COSTS,
+                          exclude=exclude,
+                          time_limit=None if args.minutes is None else 60 * args.minutes,
+                          progress=not args.no_progress)
     wall = time.perf_counter() - start
     if table.empty:
         print("no rows yet")
         return
-    reps = complete_reps(table, len(designs) * len(methods) - len(exclude))
-    print(f"\n{len(table)} rows in {args.results} ({wall:.0f} s wall in this run); "
-          f"{len(reps)} complete replication(s) used below: {reps}")
+    print(f"\n{len(table)} rows in {args.results} ({wall:.0f} s wall in this run)")
     failed = table[table["status"] != "ok"]
     if len(failed):
         print(f"\n{len(failed)} failed row(s) (left out of the summaries):")
         print(failed[["n", "method", "rep", "message"]].to_string(index=False))
-    table = table[table["rep"].isin(reps)]
-    if not reps:
-        return
+    counts = table[table["status"] == "ok"].pivot_table(index="n", columns="method",
+                                                        values="rep", aggfunc="count")
+    print("\nFinished replications per cell (each cell uses all of its own; paired differences "
+          "use the replications two methods share):")
+    print(counts.reindex(columns=methods).astype("Int64").to_string())
     print_weighted_error(table, methods)
     print_paired_differences(table, methods)
     print_confusion(table, methods)

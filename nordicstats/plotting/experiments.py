@@ -181,7 +181,7 @@ def plot_error_by_n(results, metric="weighted_error", x="n", kind="box", methods
     rows = _ok_rows(results, ["method", x, metric])
     order = _method_order(rows, methods)
     plt = _pyplot()
-    ax = ax or plt.figure(figsize=(2.4 + 0.45 * len(order) * rows[x].nunique(), 3.6)).gca()
+    ax = ax or plt.figure(figsize=(2.4 + 0.25 * len(order) * rows[x].nunique(), 3.6)).gca()
     sizes = sorted(rows[x].unique())
     if kind == "mean":
         for i, method in enumerate(order):

@@ -30,12 +30,13 @@ omega' K omega = ||theta||^2 and omega = U Lambda^{-1/2} theta).
    signs fixed to the cheapest monotone pattern, again K-1 LPs) or NORDIC-1.
 3. SCIP solves the full model, built with matrix calls, with the disjunctions
    ``f_k >= 0 or f_{k+1} <= -delta`` as SCIP disjunction constraints (default),
-   indicator constraints, or big-M rows with the proven M below.  Disjunctions
-   were 1.5-4x faster than indicators and 3-7x faster than big-M (see
-   benchmarks/bench_nordic2.py).  Big-M is also numerically weak: the proven M is
-   in the thousands, and M times SCIP's integrality tolerance let a "solution"
-   cross by 0.7 at one training point; such solutions are refitted on their sign
-   pattern (warning), never returned.
+   indicator constraints, or big-M rows with the proven M below.  Over the 13
+   SCIP solves of benchmarks/bench_nordic2.py (n = 100-400, K = 3, 5) indicators
+   took a median 3.8x (1.7x to over 25x) and big-M 6.6x (2.9-8.6x) the CPU time
+   of disjunctions.  Big-M is also numerically weak: the proven M is in the
+   thousands, and M times SCIP's integrality tolerance let 2 of those 13
+   "solutions" cross (by up to 0.7) at a training point; such solutions are
+   refitted on their sign pattern with a warning and an honest gap, never returned.
 
 ``delta`` (:data:`SIGN_MARGIN`, 1e-7) makes side (ii) strict.  The closed form
 f_{k+1} <= 0 admits f_k < 0 = f_{k+1}, a crossing for the prediction rule
