@@ -289,3 +289,27 @@ def test_invalid_options():
         res.predict(X, which="proba")
     with pytest.raises(AttributeError, match="kernel='linear'"):
         ChuKeerthi(y, X).fit().coef
+
+
+def test_ordered_logit_with_separated_classes_reports_nan_se_but_predicts():
+    # Balance-scale split (n = 52, seed 0) where L and R are quasi-separated: the observed
+    # information is singular, yet the fitted model still classifies.
+    import warnings
+
+    from nordicstats.compare import OrderedLogit
+    from nordicstats.datasets import load_balance_scale, stratified_split
+    from nordicstats.exceptions import ConvergenceWarning
+
+    data = load_balance_scale()
+    cols = ["left_weight", "left_distance", "right_weight", "right_distance"]
+    train, test = stratified_split(data["balance"], [52], random_state=0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        with pytest.warns(ConvergenceWarning, match="information matrix is singular"):
+            res = OrderedLogit(data["balance"].iloc[train], data[cols].iloc[train]).fit()
+    assert res.bse.isna().all()
+    pred = np.asarray(res.predict(data[cols].iloc[test]))
+    accuracy = np.mean(pred == np.asarray(data["balance"].iloc[test]))
+    assert accuracy > 0.7  # a usable classifier despite the missing standard errors
+    proba = res.predict_proba(data[cols].iloc[test])
+    np.testing.assert_allclose(proba.sum(axis=1), 1.0, atol=1e-12)

@@ -21,7 +21,7 @@ import warnings
 
 import numpy as np
 import pandas as pd
-from scipy import stats
+from scipy import special, stats
 
 from nordicstats.compare.base import CompetitorModel, CompetitorResults
 from nordicstats.exceptions import ConvergenceWarning
@@ -93,6 +93,22 @@ class OrderedLogit(CompetitorModel):
         return OrderedLogitResults(self, sm_res, time.perf_counter() - start)
 
 
+def _natural_cov(sm_results, jac):
+    """Delta-method covariance on the natural scale, NaN (with a warning) if not estimable.
+
+    With small samples or (quasi-)separated classes the observed information can be
+    singular; the point estimates and predictions are still usable.
+    """
+    try:
+        raw_cov = np.asarray(sm_results.cov_params(), dtype=float)
+    except ValueError as exc:  # statsmodels: "need covariance of parameters ..."
+        warnings.warn(f"ordered logit: the information matrix is singular ({exc}); standard "
+                      "errors are NaN, estimates and predictions are still reported.",
+                      ConvergenceWarning, stacklevel=4)
+        return np.full(jac.shape, np.nan)
+    return jac @ raw_cov @ jac.T
+
+
 class OrderedLogitResults(CompetitorResults):
     """Fitted :class:`OrderedLogit`.
 
@@ -117,8 +133,7 @@ class OrderedLogitResults(CompetitorResults):
         jac = _jacobian(raw, d)
         names = list(model.exog_names) + model.boundary_names
         self.params = pd.Series(natural, index=names, name="params")
-        cov = jac @ np.asarray(sm_results.cov_params(), dtype=float) @ jac.T
-        self._cov = pd.DataFrame(cov, index=names, columns=names)
+        self._cov = pd.DataFrame(_natural_cov(sm_results, jac), index=names, columns=names)
         self.llf = float(sm_results.llf)
 
     @property
@@ -183,7 +198,7 @@ class OrderedLogitResults(CompetitorResults):
 
     def predict_proba(self, X=None):
         """Class probabilities ``P(Y = k | x)``, DataFrame (m, K) with the level labels."""
-        cum = 1.0 / (1.0 + np.exp(self.decision_function(X)))  # P(Y <= k)
+        cum = special.expit(-self.decision_function(X))  # P(Y <= k) = logistic(zeta_k - eta)
         m = cum.shape[0]
         cum = np.hstack([np.zeros((m, 1)), cum, np.ones((m, 1))])
         return pd.DataFrame(np.diff(cum, axis=1), columns=list(self.levels))
