@@ -11,8 +11,13 @@ trained jointly with constraints that stop their boundaries from crossing
 Heavy optional parts (SCIP, R, matplotlib) load only when used.
 """
 
-from nordicstats.exceptions import (ConvergenceWarning, InferenceWarning, MissingDependencyError,
-                                    SolverError, SolverLimitWarning)
+from nordicstats.exceptions import (
+                                    ConvergenceWarning,
+                                    InferenceWarning,
+                                    MissingDependencyError,
+                                    SolverError,
+                                    SolverLimitWarning,
+)
 from nordicstats.model import NORDIC
 from nordicstats.results import NORDICResults
 

@@ -82,7 +82,7 @@ def build_summary(results, alpha=0.05):
 def _class_table(results):
     counts = results.model.response.counts
     data = [[str(level), str(int(c)), f"{c / counts.sum():.3f}"]
-            for level, c in zip(results.levels, counts)]
+            for level, c in zip(results.levels, counts, strict=True)]
     return SimpleTable(data, headers=["level", "count", "share"], title="Classes (lowest first)")
 
 

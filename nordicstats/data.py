@@ -104,7 +104,8 @@ def encode_ordinal(y, order=None, name=None):
         name = getattr(y, "name", None) or "y"
     if isinstance(y, pd.DataFrame):
         if y.shape[1] != 1:
-            raise ValueError(f"endog must be one column; got a DataFrame with {y.shape[1]} columns.")
+            raise ValueError(
+                f"endog must be one column; got a DataFrame with {y.shape[1]} columns.")
         y = y.iloc[:, 0]
     values = y.array if isinstance(y, pd.Series) else y
     if isinstance(values, pd.Categorical) and order is None:

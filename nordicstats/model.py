@@ -13,8 +13,13 @@ import numbers
 import numpy as np
 import pandas as pd
 
-from nordicstats.data import (binary_signs, boundary_names, check_consistent_length, check_exog,
-                              encode_ordinal)
+from nordicstats.data import (
+    binary_signs,
+    boundary_names,
+    check_consistent_length,
+    check_exog,
+    encode_ordinal,
+)
 from nordicstats.kernels import check_gram, make_kernel
 from nordicstats.solvers import METHODS, NONCROSSING, NordicProblem, choose_solver, solve
 
@@ -293,12 +298,14 @@ class NORDIC:
 def _check_choice(value, name, allowed):
     if not isinstance(value, str) or value not in allowed:
         raise ValueError(
-            f"The '{name}' parameter of NORDIC must be one of {list(allowed)}. Got {value!r} instead."
+            f"The '{name}' parameter of NORDIC must be one of {list(allowed)}. "
+            f"Got {value!r} instead."
         )
     return value
 
 
 def _check_C(C):
     if isinstance(C, bool) or not isinstance(C, numbers.Real) or not np.isfinite(C) or C <= 0:
-        raise ValueError(f"The 'C' parameter of NORDIC must be a float in (0, inf). Got {C!r} instead.")
+        raise ValueError(
+            f"The 'C' parameter of NORDIC must be a float in (0, inf). Got {C!r} instead.")
     return float(C)

@@ -288,7 +288,7 @@ def test_invalid_options():
     with pytest.raises(ValueError, match="'which' parameter"):
         res.predict(X, which="proba")
     with pytest.raises(AttributeError, match="kernel='linear'"):
-        ChuKeerthi(y, X).fit().coef
+        ChuKeerthi(y, X).fit().coef  # noqa: B018 (the access itself must raise)
 
 
 def test_ordered_logit_with_separated_classes_reports_nan_se_but_predicts():

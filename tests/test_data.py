@@ -4,8 +4,13 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from nordicstats.data import (binary_signs, boundary_names, check_consistent_length, check_exog,
-                              encode_ordinal)
+from nordicstats.data import (
+    binary_signs,
+    boundary_names,
+    check_consistent_length,
+    check_exog,
+    encode_ordinal,
+)
 
 
 def test_ordered_categorical_defines_the_order():

@@ -5,8 +5,13 @@ import pytest
 from scipy.spatial.distance import pdist
 from sklearn.metrics.pairwise import polynomial_kernel, rbf_kernel
 
-from nordicstats.kernels import (check_gram, gamma_candidates, make_kernel,
-                                 pairwise_distance_quantiles, width_to_gamma)
+from nordicstats.kernels import (
+    check_gram,
+    gamma_candidates,
+    make_kernel,
+    pairwise_distance_quantiles,
+    width_to_gamma,
+)
 
 rng = np.random.default_rng(0)
 X = rng.normal(size=(40, 3))
@@ -39,8 +44,10 @@ def test_width_rule_subsample_is_deterministic_for_large_n():
 
 
 @pytest.mark.parametrize("kwargs,message", [
-    ({"kernel": "sigmoid"}, r"'kernel' parameter of NORDIC must be one of \['linear', 'rbf', 'poly'\]"),
-    ({"kernel": "rbf", "gamma": -1.0}, r"'gamma' parameter of NORDIC must be a float in \(0, inf\)"),
+    ({"kernel": "sigmoid"},
+     r"'kernel' parameter of NORDIC must be one of \['linear', 'rbf', 'poly'\]"),
+    ({"kernel": "rbf", "gamma": -1.0},
+     r"'gamma' parameter of NORDIC must be a float in \(0, inf\)"),
     ({"kernel": "rbf", "gamma": np.nan}, r"'gamma' parameter"),
     ({"kernel": "poly", "gamma": 1.0, "degree": 0}, r"'degree' parameter of NORDIC must be an int"),
 ])

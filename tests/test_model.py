@@ -55,7 +55,7 @@ def test_linear_fit_exposes_primal_weights():
     np.testing.assert_allclose(res.decision_function(X),
                                X.to_numpy() @ res.coef.to_numpy() + res.intercept.to_numpy())
     with pytest.raises(AttributeError, match="kernel='linear' only"):
-        NORDIC(y, X).fit().params
+        NORDIC(y, X).fit().params  # noqa: B018 (the access itself must raise)
 
 
 def test_formula_interface_with_ordered_categorical_and_missing_rows():

@@ -2,12 +2,12 @@
 
 import numpy as np
 import pytest
+from primal_reference import solve_primal
 
 from nordicstats.data import binary_signs
 from nordicstats.kernels import make_kernel
 from nordicstats.solvers import NordicProblem, solve
 from nordicstats.solvers.qp import solve_dual_quadprog, solve_primal_quadprog
-from primal_reference import solve_primal
 
 
 def make_problem(n, K, kernel, method, noncrossing="separate", C=1.0, seed=0):
@@ -102,8 +102,8 @@ def test_multipliers_satisfy_the_dual_constraints():
     np.testing.assert_allclose(balance, 0.0, atol=1e-8)
     # eq. KKT_omega: omega_k = y_k alpha_k + phi_k - phi_{k-1}
     phipad = np.column_stack([np.zeros(60), phi, np.zeros(60)])
-    np.testing.assert_allclose(res.dual_coef, problem.signs * alpha + phipad[:, 1:] - phipad[:, :-1],
-                               atol=1e-12)
+    expected = problem.signs * alpha + phipad[:, 1:] - phipad[:, :-1]
+    np.testing.assert_allclose(res.dual_coef, expected, atol=1e-12)
 
 
 def test_deterministic_bit_identical():

@@ -15,7 +15,8 @@ primal weights w_k = X' omega_k (eq. linearNORDIC), where the l1 penalty is on w
 Noncrossing constraints by method:
 
 * ``bsvm``     none (K-1 independent SVMs, Frank & Hall 2001);
-* ``nordic0``  b_k >= b_{k+1} and omega_{k,i} >= omega_{k+1,i}  (eqs. constraint_b, constraint_omega);
+* ``nordic0``  b_k >= b_{k+1} and omega_{k,i} >= omega_{k+1,i}
+  (eqs. constraint_b, constraint_omega);
 * ``nordic1``  with ``noncrossing="separate"``: b_k >= b_{k+1} and K omega_k >= K omega_{k+1}
   (eqs. primal_constraint3-4); with ``noncrossing="joint"``: f_k(x_i) >= f_{k+1}(x_i)
   (the linear NORDIC constraint of Section 5.2, also offered for kernels);
