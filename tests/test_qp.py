@@ -123,3 +123,10 @@ def test_unknown_solver_lists_the_valid_ones():
     problem = make_problem(20, 3, "rbf", "nordic1")
     with pytest.raises(ValueError, match="'solver' parameter of NORDIC must be 'auto' or one of"):
         solve(problem, solver="cplex")
+
+
+def test_unknown_solver_option_lists_the_valid_ones():
+    problem = make_problem(20, 3, "rbf", "nordic1")
+    with pytest.raises(ValueError, match=r"unknown solver option\(s\) \['tol'\] for solver="
+                                         r"'quadprog'.*options are \['ridge', 'refinements'\]"):
+        solve(problem, tol=1e-3)

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import importlib
 import importlib.util
+import inspect
 
 from nordicstats.solvers.problem import METHODS, NONCROSSING, NordicProblem
 from nordicstats.solvers.result import SolverResult
@@ -85,7 +86,8 @@ def solve(problem, solver="auto", **options):
     Raises
     ------
     ValueError
-        Unknown solver, or a solver that cannot handle the method.
+        Unknown solver, a solver that cannot handle the method, or an option
+        the solver does not take (the message lists the valid ones).
     """
     name = choose_solver(problem) if solver == "auto" else solver
     if name not in SOLVERS:
@@ -100,4 +102,11 @@ def solve(problem, solver="auto", **options):
             "Use solver='auto'."
         )
     function = getattr(importlib.import_module(module_name), function_name)
+    valid = [p for p in inspect.signature(function).parameters if p != "problem"]
+    unknown = sorted(set(options) - set(valid))
+    if unknown:
+        raise ValueError(
+            f"unknown solver option(s) {unknown} for solver={name!r}"
+            f"{' (chosen by solver=auto)' if solver == 'auto' else ''}; its options are {valid}."
+        )
     return function(problem, **options)

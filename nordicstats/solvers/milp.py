@@ -32,7 +32,7 @@ omega' K omega = ||theta||^2 and omega = U Lambda^{-1/2} theta).
    ``f_k >= 0 or f_{k+1} <= -delta`` as SCIP disjunction constraints (default),
    indicator constraints, or big-M rows with the proven M below.  Over the 13
    SCIP solves of benchmarks/bench_nordic2.py (n = 100-400, K = 3, 5) indicators
-   took a median 3.8x (1.7x to over 25x) and big-M 6.6x (2.9-8.6x) the CPU time
+   took a median 4.3x (2.6x to over 14x) and big-M 6.1x (3.9-9.8x) the CPU time
    of disjunctions.  Big-M is also numerically weak: the proven M is in the
    thousands, and M times SCIP's integrality tolerance let 2 of those 13
    "solutions" cross (by up to 0.7) at a training point; such solutions are
@@ -128,9 +128,9 @@ def solve_nordic2_scip(problem, time_limit=None, mip_gap=1e-6, threads=1,
         Feasible point handed to SCIP.  ``True``: the constant classifiers (free);
         ``"repair"``: the relaxation with its crossings repaired (l1; K-1 more LPs);
         ``"nordic1"``: the joint-form NORDIC-1 solution.  The better starts cost
-        more than they saved SCIP (20-35% slower at n = 200-400, K = 3-5 in
-        ``benchmarks/bench_nordic2.py``, as the shared notes found for NORDIC-1);
-        they pay off when a time limit may stop SCIP early.
+        more than they saved SCIP ("repair" took a median 1.16x, 0.92-1.56x, the
+        CPU time in ``benchmarks/bench_nordic2.py``, as the shared notes found for
+        NORDIC-1); they pay off when a time limit may stop SCIP early.
     verbose : bool, default=False
         Print SCIP's log.
 
