@@ -27,7 +27,8 @@
 # the paper's grid (C in 2^-4..2^4 and kernel widths at the 10/50/90%
 # quantiles of pairwise distances); the small size uses one grid point and
 # fewer replications, so its numbers are a smoke test, not a result; the full
-# size (the paper's grid, 10 replications) runs for tens of minutes on two cores.
+# size (the paper's grid, 5 replications; the paper used 100) runs for tens of
+# minutes on two cores.
 
 # %%
 import os
@@ -48,9 +49,9 @@ if SMALL:
     BALANCE_N, BALANCE_REPS = (52, 79), 2
     N_JOBS = 1
 else:
-    DIMS, N_REPS, N_TRAIN, N_TEST = (2, 6, 10, 20), 10, 100, 10000
+    DIMS, N_REPS, N_TRAIN, N_TEST = (2, 6, 10), 5, 100, 10000
     GRID = {}                                   # the paper's grid
-    BALANCE_N, BALANCE_REPS = (52, 79, 125, 208), 10
+    BALANCE_N, BALANCE_REPS = (52, 79, 125, 208), 5
     N_JOBS = 2                                  # joblib workers; the full size takes a while
 METHODS = {"NORDIC-1": "nordic1", "SVR": "svr", "OLR": "ologit", "DR": "dr", "CK": "ck"}
 print(f"size: {'small' if SMALL else 'full'}; d in {DIMS}, {N_REPS} replications, "
@@ -69,7 +70,7 @@ nonlinear_designs = [simulation_design("nonlinear", d, 1.0, n_train=N_TRAIN, n_t
                                        n_test=N_TEST) for d in DIMS]
 with warnings.catch_warnings():
     warnings.simplefilter("ignore")
-    nonlinear = run_study(nonlinear_designs, METHODS, N_REPS, seed=1, progress=False,
+    nonlinear = run_study(nonlinear_designs, METHODS, N_REPS, seed=1, progress=not SMALL,
                           n_jobs=N_JOBS, **GRID)
 print(f"{(nonlinear['status'] == 'ok').sum()} of {len(nonlinear)} fits succeeded")
 summarize(nonlinear, "error").unstack("method")["mean"].round(4)
@@ -94,7 +95,7 @@ donut_designs = [simulation_design("donut", d, 0.4, n_train=N_TRAIN, n_tune=N_TR
 with warnings.catch_warnings():
     warnings.simplefilter("ignore")
     donut = run_study(donut_designs, METHODS, N_REPS, seed=2, costs=DONUT_COSTS,
-                      scoring=DONUT_COSTS, progress=False, n_jobs=N_JOBS, **GRID)
+                      scoring=DONUT_COSTS, progress=not SMALL, n_jobs=N_JOBS, **GRID)
 summarize(donut, "weighted_error").unstack("method")["mean"].round(4)
 
 # %%
@@ -126,7 +127,7 @@ balance_designs = [balance_scale_design(n) for n in BALANCE_N]
 with warnings.catch_warnings():
     warnings.simplefilter("ignore")
     balance = run_study(balance_designs, METHODS, BALANCE_REPS, seed=3, costs=BALANCE_COSTS,
-                        scoring=BALANCE_COSTS, progress=False, n_jobs=N_JOBS, **GRID)
+                        scoring=BALANCE_COSTS, progress=not SMALL, n_jobs=N_JOBS, **GRID)
 balance_summary = summarize(balance, "weighted_error")
 balance_summary.unstack("method")["mean"].round(4)
 
