@@ -158,3 +158,24 @@ confint.nordicstats_fit <- function(object, parm, level = 0.95, ...)
         dput(cl, control = NULL)
     }
 }
+
+#' Wald test of parallel boundaries
+#'
+#' Tests H0: w_1 = ... = w_{K-1} (all slopes equal across the K-1 boundaries of a
+#' linear NORDIC fit) with the joint Bahadur covariance; the SVM analogue of the
+#' Brant test of proportional odds. Computed in Python (`test_parallel()`).
+#'
+#' @param object a fit from [nordic()] with `kernel = "linear"` and K >= 3 levels.
+#' @return an object of class `"htest"`.
+#' @export
+parallel_test <- function(object)
+{
+    if (!inherits(object, "nordic"))
+        stop("parallel_test() needs a fit from nordic(kernel = \"linear\").", call. = FALSE)
+    .ensure_fit(object)
+    out <- .py("parallel_test_model", key = object$key)
+    structure(list(statistic = c("X-squared" = out$statistic), parameter = c(df = out$df),
+                   p.value = out$p_value, method = out$method,
+                   data.name = deparse1(substitute(object))),
+              class = "htest")
+}

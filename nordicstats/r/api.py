@@ -246,8 +246,25 @@ def confint_model(key, level=0.95):
     return _as_matrix(res.conf_int(alpha=1.0 - level), "conf_int()")
 
 
+@expose
+def parallel_test_model(key):
+    """``test_parallel()`` of a linear NORDIC fit: statistic, df, p-value and method text."""
+    test = _get(key).test_parallel()
+    return {"statistic": float(test.statistic), "df": int(test.df),
+            "p_value": float(test.pvalue), "method": str(test.title)}
+
+
+def _flat_labels(index):
+    """(boundary, term) MultiIndex -> ``"term@boundary"``, the labels of ``wald_test``."""
+    if isinstance(index, pd.MultiIndex) and index.nlevels == 2:
+        return pd.Index([f"{term}@{boundary}" for boundary, term in index])
+    return index
+
+
 def _as_matrix(value, what):
     if isinstance(value, pd.DataFrame):
+        value = value.set_axis(_flat_labels(value.index), axis=0)
+        value = value.set_axis(_flat_labels(value.columns), axis=1)
         return frame_to_matrix(value)
     raise TypeError(f"{what} returned {type(value).__name__}; the bridge expects a DataFrame.")
 

@@ -48,7 +48,9 @@ test_that("vcov and confint come from Python, or say why they cannot", {
     ci90 <- confint(fit, level = 0.9)
     expect_equal(unname(ci90[, 2] - ci90[, 1]), unname(2 * qnorm(0.95) * se),
                  tolerance = 1e-8)
-    expect_identical(confint(fit, parm = rownames(ci)[2]), ci[2, , drop = FALSE])
+    expect_identical(rownames(ci)[1:3], c("Intercept@low|mid", "x1@low|mid", "x2@low|mid"))
+    expect_identical(rownames(V), rownames(ci))
+    expect_identical(confint(fit, parm = "x1@low|mid"), ci[2, , drop = FALSE])
     expect_error(confint(fit, parm = "nope"), "not parameters")
     expect_error(vcov(nordic(y ~ x1 + x2, data = d[1:40, ])), "linear",
                  class = "nordicstats_python_error")
@@ -140,4 +142,22 @@ test_that("kernels, methods and extra arguments reach Python", {
     expect_null(fit$coefficients)
     expect_identical(rownames(coef(fit)), "(Intercept)")
     expect_error(nordic(y ~ x1, data = d, order = c("a", "b")), "cannot be set from R")
+})
+
+test_that("parallel_test is Python's test_parallel as an htest", {
+    skip_without_python()
+    d <- make_ordinal_data(n = 100, seed = 2)
+    fit <- quiet_inference(nordic(y ~ x1 + x2, data = d, kernel = "linear"))
+    tst <- parallel_test(fit)
+    expect_s3_class(tst, "htest")
+    expect_identical(unname(tst$parameter), 2L)  # two slopes, K - 2 = 1 contrast each
+    ## the statistic from R's own algebra on vcov/coef: (R b)' (R V R')^-1 (R b)
+    V <- vcov(fit)
+    b <- setNames(as.vector(coef(fit)), rownames(V))
+    R <- rbind(as.numeric(rownames(V) == "x1@low|mid") - (rownames(V) == "x1@mid|high"),
+               as.numeric(rownames(V) == "x2@low|mid") - (rownames(V) == "x2@mid|high"))
+    W <- drop(t(R %*% b) %*% solve(R %*% V %*% t(R)) %*% (R %*% b))
+    expect_equal(unname(tst$statistic), W, tolerance = 1e-8)
+    expect_equal(tst$p.value, pchisq(W, df = 2, lower.tail = FALSE), tolerance = 1e-8)
+    expect_error(parallel_test(lm(x1 ~ x2, data = d)), "needs a fit from nordic")
 })
