@@ -34,11 +34,13 @@
 import os
 import warnings
 
-import numpy as np
-import pandas as pd
-
-from nordicstats.experiments import (balance_scale_design, confusion_summary, run_study,
-                                     simulation_design, summarize)
+from nordicstats.experiments import (
+    balance_scale_design,
+    confusion_summary,
+    run_study,
+    simulation_design,
+    summarize,
+)
 from nordicstats.metrics import BALANCE_COSTS, DONUT_COSTS, paper_confusion
 from nordicstats.plotting import plot_confusion_grid, plot_error_by_dimension, plot_error_by_n
 

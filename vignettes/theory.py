@@ -35,9 +35,16 @@ import numpy as np
 import pandas as pd
 
 from nordicstats.plotting import plot_mode_vs_median
-from nordicstats.theory import (MARGIN_LOSSES, bayes_rule_multiclass, bayes_rule_ordinal,
-                                conditional_risk, fisher_consistency, fisher_consistency_report,
-                                get_margin_loss, prediction_risks)
+from nordicstats.theory import (
+    MARGIN_LOSSES,
+    bayes_rule_multiclass,
+    bayes_rule_ordinal,
+    conditional_risk,
+    fisher_consistency,
+    fisher_consistency_report,
+    get_margin_loss,
+    prediction_risks,
+)
 
 SMALL = os.environ.get("NORDICSTATS_VIGNETTE_SIZE") == "small"
 N_DRAWS = 4 if SMALL else 60          # eta vectors per Dirichlet concentration (and near 1/2)
