@@ -20,6 +20,8 @@ from dataclasses import dataclass, field
 import numpy as np
 from scipy.spatial.distance import cdist, pdist
 
+from nordicstats._validation import check_positive
+
 __all__ = [
     "Kernel",
     "make_kernel",
@@ -160,7 +162,7 @@ def gamma_candidates(X, quantiles=(0.1, 0.5, 0.9)):
     return width_to_gamma(pairwise_distance_quantiles(X, quantiles))
 
 
-def make_kernel(kernel="rbf", X=None, gamma=None, degree=3, coef0=1.0):
+def make_kernel(kernel="rbf", X=None, gamma=None, degree=3, coef0=1.0, owner="NORDIC"):
     """Validate kernel options and fix data-dependent defaults.
 
     Parameters
@@ -173,6 +175,8 @@ def make_kernel(kernel="rbf", X=None, gamma=None, degree=3, coef0=1.0):
         poly: default ``1 / d`` (e1071's default).
     degree : int, default=3
     coef0 : float, default=1.0
+    owner : str, default="NORDIC"
+        Estimator named in error messages.
 
     Returns
     -------
@@ -187,7 +191,7 @@ def make_kernel(kernel="rbf", X=None, gamma=None, degree=3, coef0=1.0):
         return Kernel(name="callable", function=kernel)
     if not isinstance(kernel, str) or kernel not in KERNELS:
         raise ValueError(
-            f"The 'kernel' parameter of NORDIC must be one of {list(KERNELS)} or a callable "
+            f"The 'kernel' parameter of {owner} must be one of {list(KERNELS)} or a callable "
             f"k(A, B) returning a Gram matrix. Got {kernel!r} instead."
         )
     if kernel == "linear":
@@ -197,30 +201,16 @@ def make_kernel(kernel="rbf", X=None, gamma=None, degree=3, coef0=1.0):
             raise ValueError("gamma=None needs the training data X to apply the width rule.")
         gamma = (float(gamma_candidates(X, (0.5,))[0]) if kernel == "rbf"
                  else 1.0 / np.asarray(X).shape[1])
-    gamma = _positive_float(gamma, "gamma")
+    gamma = check_positive(gamma, "gamma", owner)
     if kernel == "poly":
         if not isinstance(degree, (int, np.integer)) or isinstance(degree, bool) or degree < 1:
             raise ValueError(
-                f"The 'degree' parameter of NORDIC must be an int >= 1. Got {degree!r} instead."
+                f"The 'degree' parameter of {owner} must be an int >= 1. Got {degree!r} instead."
             )
         if not np.isfinite(coef0):
-            raise ValueError(f"The 'coef0' parameter of NORDIC must be finite. Got {coef0!r}.")
+            raise ValueError(f"The 'coef0' parameter of {owner} must be finite. Got {coef0!r}.")
         return Kernel(name="poly", gamma=gamma, degree=int(degree), coef0=float(coef0))
     return Kernel(name="rbf", gamma=gamma)
-
-
-def _positive_float(value, name):
-    try:
-        value = float(value)
-    except (TypeError, ValueError):
-        raise ValueError(
-            f"The '{name}' parameter of NORDIC must be a float in (0, inf). Got {value!r} instead."
-        ) from None
-    if not np.isfinite(value) or value <= 0:
-        raise ValueError(
-            f"The '{name}' parameter of NORDIC must be a float in (0, inf). Got {value!r} instead."
-        )
-    return value
 
 
 def check_gram(G, kernel):

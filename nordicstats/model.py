@@ -8,11 +8,11 @@ problem, hands it to a solver and wraps the answer in :class:`NORDICResults`.
 from __future__ import annotations
 
 import dataclasses
-import numbers
 
 import numpy as np
 import pandas as pd
 
+from nordicstats._validation import check_choice, check_positive
 from nordicstats.data import (
     binary_signs,
     boundary_names,
@@ -94,15 +94,15 @@ class NORDIC:
     def __init__(self, endog, exog, method="nordic1", kernel="rbf", C=1.0, gamma=None, degree=3,
                  coef0=1.0, order=None, noncrossing=None, penalty=None, solver="auto",
                  solver_options=None):
-        self.method = _check_choice(method, "method", METHODS)
-        self.C = _check_C(C)
+        self.method = check_choice(method, "method", METHODS)
+        self.C = check_positive(C, "C")
         self.response = encode_ordinal(endog, order=order)
         self.exog, self.exog_names = check_exog(exog)
         check_consistent_length(self.response.codes.size, self.exog.shape[0])
         self.kernel = make_kernel(kernel, self.exog, gamma=gamma, degree=degree, coef0=coef0)
         default_form = "joint" if self.kernel.is_linear else "separate"
-        self.noncrossing = _check_choice(noncrossing or default_form, "noncrossing", NONCROSSING)
-        self.penalty = _check_choice(penalty or ("l1" if self.method == "nordic2" else "l2"),
+        self.noncrossing = check_choice(noncrossing or default_form, "noncrossing", NONCROSSING)
+        self.penalty = check_choice(penalty or ("l1" if self.method == "nordic2" else "l2"),
                                      "penalty", PENALTIES)
         if self.penalty == "l1" and self.method != "nordic2":
             raise ValueError(f"penalty='l1' is only available for method='nordic2'; "
@@ -293,19 +293,3 @@ class NORDIC:
                 f"{self.exog.shape[1]} ({self.exog_names})."
             )
         return values
-
-
-def _check_choice(value, name, allowed):
-    if not isinstance(value, str) or value not in allowed:
-        raise ValueError(
-            f"The '{name}' parameter of NORDIC must be one of {list(allowed)}. "
-            f"Got {value!r} instead."
-        )
-    return value
-
-
-def _check_C(C):
-    if isinstance(C, bool) or not isinstance(C, numbers.Real) or not np.isfinite(C) or C <= 0:
-        raise ValueError(
-            f"The 'C' parameter of NORDIC must be a float in (0, inf). Got {C!r} instead.")
-    return float(C)

@@ -14,24 +14,14 @@ and the class is ``#{k : f_k(x) >= 0}`` (:func:`nordicstats.solvers.problem.pred
 
 from __future__ import annotations
 
-import numbers
-
 import numpy as np
 
+from nordicstats._validation import check_positive
 from nordicstats.data import boundary_names, check_consistent_length, check_exog, encode_ordinal
 from nordicstats.kernels import make_kernel
 from nordicstats.solvers.problem import predict_codes
 
 __all__ = ["CompetitorModel", "CompetitorResults", "KernelSpec", "check_positive", "make_summary"]
-
-
-def check_positive(value, name, owner):
-    """Return ``value`` as a float in (0, inf) or raise a ValueError naming it."""
-    if isinstance(value, bool) or not isinstance(value, numbers.Real) or not np.isfinite(value) \
-            or value <= 0:
-        raise ValueError(f"The '{name}' parameter of {owner} must be a float in (0, inf). "
-                         f"Got {value!r} instead.")
-    return float(value)
 
 
 class CompetitorModel:
@@ -111,7 +101,8 @@ class KernelSpec:
 
     def __init__(self, owner, X, kernel="rbf", C=1.0, gamma=None, degree=3, coef0=1.0):
         self.C = check_positive(C, "C", owner)
-        self.kernel = make_kernel(kernel, X=X, gamma=gamma, degree=degree, coef0=coef0)
+        self.kernel = make_kernel(kernel, X=X, gamma=gamma, degree=degree, coef0=coef0,
+                                  owner=owner)
 
     def sklearn_kwargs(self):
         """Keyword arguments for scikit-learn's libsvm estimators (same kernel formulas)."""
