@@ -25,6 +25,7 @@ columns = predicted), the timings and a ``status``/``message``.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import time
@@ -380,7 +381,7 @@ def _execute(tasks, options, path, n_jobs, backend, progress, time_limit=None):
         raise ValueError(f"The 'backend' parameter must be None, 'loky', 'threading', "
                          f"'multiprocessing' or 'dask'. Got {backend!r} instead.")
     rows = []
-    with parallel_config(backend=backend) if backend else _nullcontext():
+    with parallel_config(backend=backend) if backend else contextlib.nullcontext():
         runner = Parallel(n_jobs=-1 if backend == "dask" else n_jobs,
                           return_as="generator_unordered")
         results = runner(_dispatch(tasks, options, time_limit))
@@ -390,14 +391,6 @@ def _execute(tasks, options, path, n_jobs, backend, progress, time_limit=None):
                 _append_row(path, row)
             rows.append(row)
     return rows
-
-
-class _nullcontext:
-    def __enter__(self):
-        return None
-
-    def __exit__(self, *exc):
-        return False
 
 
 def _require_dask_client():
