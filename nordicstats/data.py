@@ -25,6 +25,7 @@ __all__ = [
     "boundary_names",
     "check_exog",
     "check_consistent_length",
+    "design_from_formula",
 ]
 
 
@@ -270,3 +271,58 @@ def check_consistent_length(n_endog, n_exog):
             f"endog has {n_endog} observations but exog has {n_exog} rows; "
             "they must describe the same observations."
         )
+
+
+def design_from_formula(formula, data, subset=None, missing="drop"):
+    """Response and covariates of ``"response ~ terms"`` evaluated on a DataFrame.
+
+    The response must be a column of ``data``; the right-hand side is expanded
+    by patsy (dummies, interactions, transforms) and its intercept column
+    dropped, because the ordinal models carry their own intercepts/thresholds.
+
+    Parameters
+    ----------
+    formula : str
+    data : pandas.DataFrame
+    subset : array-like of bool or index labels, optional
+        Rows to use.
+    missing : {"drop", "raise"}, default="drop"
+        Rows with a missing response or covariate are dropped or raise.
+
+    Returns
+    -------
+    endog : pandas.Series
+    exog : pandas.DataFrame
+    design_info : patsy.DesignInfo
+        To build the same columns from new data.
+    n_dropped : int
+        Rows removed for missing values.
+    """
+    import patsy
+
+    if not isinstance(data, pd.DataFrame):
+        raise TypeError(f"data must be a pandas DataFrame; got {type(data).__name__}.")
+    if missing not in ("drop", "raise"):
+        raise ValueError(f"missing must be 'drop' or 'raise'; got {missing!r}.")
+    lhs, sep, rhs = str(formula).partition("~")
+    response = lhs.strip()
+    if not sep or response not in data.columns:
+        raise ValueError(
+            f"formula {formula!r} must read 'response ~ terms' with the response a column of "
+            f"data (columns: {list(data.columns)})."
+        )
+    if subset is not None:
+        data = data.loc[subset]
+    n_rows = len(data)
+    if missing == "raise" and data[response].isna().any():
+        raise ValueError(f"the response column {response!r} has missing values; "
+                         "use missing='drop' or remove them.")
+    data = data[data[response].notna()]
+    na_action = patsy.NAAction(NA_types=["None", "NaN"]) if missing == "drop" else \
+        patsy.NAAction(on_NA="raise")
+    try:
+        design = patsy.dmatrix(rhs, data, NA_action=na_action, return_type="dataframe")
+    except patsy.PatsyError as exc:
+        raise ValueError(f"could not build the design matrix for {formula!r}: {exc}") from exc
+    exog = design.drop(columns=["Intercept"], errors="ignore")
+    return data.loc[exog.index, response], exog, design.design_info, n_rows - len(exog)

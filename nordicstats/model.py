@@ -18,6 +18,7 @@ from nordicstats.data import (
     boundary_names,
     check_consistent_length,
     check_exog,
+    design_from_formula,
     encode_ordinal,
 )
 from nordicstats.kernels import check_gram, make_kernel
@@ -148,38 +149,12 @@ class NORDIC:
         -------
         NORDIC
         """
-        import patsy
-
-        if not isinstance(data, pd.DataFrame):
-            raise TypeError(f"data must be a pandas DataFrame; got {type(data).__name__}.")
-        if missing not in ("drop", "raise"):
-            raise ValueError(f"missing must be 'drop' or 'raise'; got {missing!r}.")
-        lhs, sep, rhs = formula.partition("~")
-        response = lhs.strip()
-        if not sep or response not in data.columns:
-            raise ValueError(
-                f"formula {formula!r} must read 'response ~ terms' with the response a column of "
-                f"data (columns: {list(data.columns)})."
-            )
-        if subset is not None:
-            data = data.loc[subset]
-        n_rows = len(data)
-        if missing == "raise" and data[response].isna().any():
-            raise ValueError(f"the response column {response!r} has missing values; "
-                             "use missing='drop' or remove them.")
-        data = data[data[response].notna()]
-        na_action = patsy.NAAction(NA_types=["None", "NaN"]) if missing == "drop" else \
-            patsy.NAAction(on_NA="raise")
-        try:
-            design = patsy.dmatrix(rhs, data, NA_action=na_action, return_type="dataframe")
-        except patsy.PatsyError as exc:
-            raise ValueError(f"could not build the design matrix for {formula!r}: {exc}") from exc
-        exog = design.drop(columns=["Intercept"], errors="ignore")
-        endog = data.loc[exog.index, response]
+        endog, exog, design_info, n_dropped = design_from_formula(formula, data, subset,
+                                                                  missing)
         model = cls(endog, exog, **kwargs)
-        model.design_info = design.design_info
+        model.design_info = design_info
         model.formula = formula
-        model.n_dropped = n_rows - len(exog)
+        model.n_dropped = n_dropped
         return model
 
     # --- names -------------------------------------------------------------------------------

@@ -17,7 +17,13 @@ from __future__ import annotations
 import numpy as np
 
 from nordicstats._validation import check_positive
-from nordicstats.data import boundary_names, check_consistent_length, check_exog, encode_ordinal
+from nordicstats.data import (
+    boundary_names,
+    check_consistent_length,
+    check_exog,
+    design_from_formula,
+    encode_ordinal,
+)
 from nordicstats.kernels import make_kernel
 from nordicstats.solvers.problem import predict_codes
 
@@ -43,22 +49,15 @@ class CompetitorModel:
         check_consistent_length(self.response.codes.size, self.exog.shape[0])
 
     @classmethod
-    def from_formula(cls, formula, data, **kwargs):
+    def from_formula(cls, formula, data, subset=None, missing="drop", **kwargs):
         """Build the model from ``"y ~ x1 + x2"``; the response is a column of ``data``.
 
         The right-hand side goes through patsy without its intercept column
-        (the thresholds or intercepts of each method play that role).
+        (the thresholds or intercepts of each method play that role); rows with
+        missing values are dropped or raise, as in :meth:`nordicstats.NORDIC.from_formula`.
         """
-        import patsy
-
-        if not isinstance(formula, str) or formula.count("~") != 1:
-            raise ValueError(f"formula must look like 'y ~ x1 + x2'; got {formula!r}.")
-        lhs, rhs = (part.strip() for part in formula.split("~"))
-        if lhs not in data:
-            raise ValueError(f"the response {lhs!r} of the formula is not a column of data.")
-        design = patsy.dmatrix(rhs, data, return_type="dataframe")
-        design = design.drop(columns=[c for c in design.columns if c == "Intercept"])
-        return cls(data.loc[design.index, lhs], design, **kwargs)
+        endog, exog, _, _ = design_from_formula(formula, data, subset, missing)
+        return cls(endog, exog, **kwargs)
 
     @property
     def nobs(self):
