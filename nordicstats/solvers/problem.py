@@ -58,6 +58,11 @@ class NordicProblem:
     X : ndarray of shape (n, d) or None
         Training covariates when the kernel is linear (then ``gram = X X'``),
         so that primal solvers can work with w_k directly.
+    hinge_weights : ndarray of shape (n, K-1) or None
+        Nonnegative weight c_{i,k} of each hinge slack xi_{k,i}: the loss becomes
+        C sum_{k,i} c_{i,k} xi_{k,i}.  Case weights and cost matrices both arrive
+        here (``None`` means all ones).  In the duals the box 0 <= alpha_{k,i} <= C
+        becomes 0 <= alpha_{k,i} <= C c_{i,k}: see :attr:`upper_bounds`.
     """
 
     gram: np.ndarray
@@ -67,6 +72,7 @@ class NordicProblem:
     noncrossing: str = "separate"
     penalty: str = "l2"
     X: np.ndarray | None = None
+    hinge_weights: np.ndarray | None = None
 
     @property
     def n(self):
@@ -82,6 +88,17 @@ class NordicProblem:
     def is_linear(self):
         """True when the problem carries X (linear kernel): penalties are on w."""
         return self.X is not None
+
+    @property
+    def upper_bounds(self):
+        """C c_{i,k}: the weight of each hinge slack, shape (n, K-1).
+
+        It is the slack's coefficient in the primal objective and the upper
+        bound of its multiplier alpha_{k,i} in every dual.
+        """
+        if self.hinge_weights is None:
+            return np.full(self.signs.shape, float(self.C))
+        return self.C * np.asarray(self.hinge_weights, dtype=float)
 
     # --- evaluation -------------------------------------------------------------------------
     def decision_values(self, omega, b, coef=None):
@@ -103,9 +120,12 @@ class NordicProblem:
         return 0.5 * float(np.sum(omega * (self.gram @ omega)))
 
     def objective(self, omega, b, coef=None):
-        """Primal objective: penalty + C * sum of hinge slacks."""
+        """Primal objective: penalty + C * sum_{k,i} c_{i,k} xi_{k,i}."""
         F = self.decision_values(omega, b, coef)
-        return self.penalty_value(omega, coef) + self.C * float(self.slacks(F).sum())
+        slacks = self.slacks(F)
+        if self.hinge_weights is None:
+            return self.penalty_value(omega, coef) + self.C * float(slacks.sum())
+        return self.penalty_value(omega, coef) + float(np.sum(self.upper_bounds * slacks))
 
     def noncrossing_violation(self, omega, b, coef=None):
         """Largest violation of this method's noncrossing constraints (0 when feasible).
