@@ -54,19 +54,21 @@ def ck_primal_cvxpy(X, codes, K, kernel, C, constraints, ordered):
     return prob.value, a.value, b.value
 
 
+@pytest.mark.parametrize("solver", ["piqp", "quadprog"])
 @pytest.mark.parametrize("constraints", ["explicit", "implicit"])
 @pytest.mark.parametrize("K", [3, 4])
-def test_chu_keerthi_matches_cvxpy_primal(constraints, K):
+def test_chu_keerthi_matches_cvxpy_primal(constraints, K, solver):
     X, y = small_data(n=36, seed=K, K=K)
     C, gamma = 2.0, 0.3
-    res = ChuKeerthi(y, X, C=C, gamma=gamma, constraints=constraints).fit()
+    res = ChuKeerthi(y, X, C=C, gamma=gamma, constraints=constraints, solver=solver).fit()
     kernel = make_kernel("rbf", gamma=gamma)
     codes = np.asarray(y.cat.codes)
     # implicit: the primal WITHOUT an ordering constraint (Chu & Keerthi's lemma says the
     # optimum is ordered anyway); explicit: with it.
     value, _, _ = ck_primal_cvxpy(X.to_numpy(), codes, K, kernel, C, constraints,
                                   ordered=constraints == "explicit")
-    # 1e-6 relative: Clarabel at 1e-10 and quadprog with refinements are both far tighter
+    # 1e-6 relative: Clarabel at 1e-10, PIQP at 1e-10 and quadprog with refinements are
+    # all far tighter
     assert res.objective == pytest.approx(value, rel=1e-6)
     assert res.dual_objective == pytest.approx(value, rel=1e-6)
     assert np.all(np.diff(res.thresholds.to_numpy()) >= -1e-12)
@@ -313,3 +315,9 @@ def test_ordered_logit_with_separated_classes_reports_nan_se_but_predicts():
     assert accuracy > 0.7  # a usable classifier despite the missing standard errors
     proba = res.predict_proba(data[cols].iloc[test])
     np.testing.assert_allclose(proba.sum(axis=1), 1.0, atol=1e-12)
+
+
+def test_chu_keerthi_solver_option_is_checked():
+    X, y = small_data(n=20)
+    with pytest.raises(ValueError, match="'solver' parameter of ChuKeerthi"):
+        ChuKeerthi(y, X, solver="clarabel")
