@@ -1,0 +1,178 @@
+"""Run, resume and report the paper's three studies (Sections 6.1, 6.2 and 7).
+
+Studies (:data:`nordicstats.replication.STUDIES`):
+
+* ``nonlinear`` (Section 6.1): sigma in {0.5, 1, 1.5} x d in {10, 20, 30, 40, 50};
+  100 training, 100 tuning and 10,000 test points; NORDIC-0/1/2, BSVM, DR, CK;
+  tuned and scored by the test error; 100 replications.
+* ``donut`` (Section 6.2): sigma in {0.2, 0.4, 0.6} x d in {10, 25, 40, 55, 75}; the same
+  sizes and methods; tuned by the error, the weighted error (DONUT_COSTS) also recorded.
+* ``balance`` (Section 7): n in {52, 79, 125, 208}, 100 stratified splits, the six methods
+  plus SVR and the ordered logit; tuned and scored by the weighted error (BALANCE_COSTS).
+
+Every method is tuned on the tuning set over C in 2^-4..2^4 and the widths at the 10/50/90%
+pairwise-distance quantiles.  Rows are appended to ``benchmarks/results/<study>.jsonl`` as they
+finish; rerunning the same command resumes (finished rows are skipped; failed rows are
+retried and keep their row until then).  Tasks run replication by replication, cheapest
+designs first; the methods in ``--defer`` (default NORDIC-0, the slowest) run after all the
+other methods' rows, so those accumulate first.
+
+Run from the repository root::
+
+    nice -n 10 python -m benchmarks.paper_studies balance --reps 100 --n-jobs 1
+    python -m benchmarks.paper_studies report        # figures + REPLICATION.md from the rows
+
+Prints the wall time, the task seconds per method and the load average.
+"""
+
+from __future__ import annotations
+
+import os
+
+os.environ.setdefault("OMP_NUM_THREADS", "1")
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+os.environ.setdefault("MKL_NUM_THREADS", "1")
+
+import argparse  # noqa: E402
+import time  # noqa: E402
+from pathlib import Path  # noqa: E402
+
+import pandas as pd  # noqa: E402
+
+from nordicstats.experiments import _read_rows, load_results, run_study  # noqa: E402
+from nordicstats.replication import (  # noqa: E402
+    STUDIES,
+    draw_figures,
+    replication_report,
+    study_spec,
+)
+from nordicstats.tuning import PAPER_C_GRID, PAPER_WIDTH_QUANTILES  # noqa: E402
+
+RESULTS = Path(__file__).resolve().parent / "results"
+
+
+def parse_args(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("study", choices=[*STUDIES, "report"],
+                        help="study to run, or 'report' (figures and REPLICATION.md only)")
+    parser.add_argument("--reps", type=int, default=100, help="replications (paper: 100)")
+    parser.add_argument("--methods", nargs="+", default=None, help="subset of the methods")
+    parser.add_argument("--defer", nargs="*", default=["NORDIC-0"],
+                        help="methods run after all rows of the others")
+    parser.add_argument("--sizes", type=int, nargs="+", default=None, help="balance: n values")
+    parser.add_argument("--dims", type=int, nargs="+", default=None, help="simulations: d")
+    parser.add_argument("--sigmas", type=float, nargs="+", default=None)
+    parser.add_argument("--n-train", type=int, default=100)
+    parser.add_argument("--n-tune", type=int, default=100)
+    parser.add_argument("--n-test", type=int, default=10000)
+    parser.add_argument("--c-exponents", type=int, nargs="+", default=None,
+                        help="C grid as powers of 2 (default -4..4)")
+    parser.add_argument("--quantiles", type=float, nargs="+", default=None,
+                        help="width quantiles (default 0.1 0.5 0.9)")
+    parser.add_argument("--n-jobs", type=int, default=1)
+    parser.add_argument("--minutes", type=float, default=None,
+                        help="start no new task after this many minutes (resume later)")
+    parser.add_argument("--results", type=Path, default=RESULTS, help="folder of the rows")
+    parser.add_argument("--no-figures", action="store_true")
+    parser.add_argument("--no-progress", action="store_true")
+    return parser.parse_args(argv)
+
+
+def _designs(spec, args):
+    designs = spec.designs(args.n_train, args.n_tune, args.n_test)
+    if spec.kind == "balance":
+        from nordicstats.experiments import balance_scale_design
+
+        return designs if args.sizes is None else [balance_scale_design(n)
+                                                   for n in sorted(args.sizes)]
+    if args.dims or args.sigmas:  # other grids than the paper's (smoke tests)
+        from nordicstats.experiments import simulation_design
+
+        dims = args.dims or sorted({d for d, _ in spec.axis})
+        sigmas = args.sigmas or sorted({s for _, s in spec.axis})
+        return [simulation_design(spec.kind, d, s, args.n_train, args.n_tune, args.n_test)
+                for d in dims for s in sigmas]
+    return designs
+
+
+def run(args):
+    """Run or resume one study; returns its rows."""
+    spec = study_spec(args.study)
+    methods = [m for m in spec.methods if args.methods is None or m in args.methods]
+    designs = _designs(spec, args)
+    path = args.results / spec.file
+    path.parent.mkdir(parents=True, exist_ok=True)
+    options = dict(seed=spec.seed, path=path, n_jobs=args.n_jobs,
+                   scoring=spec.scoring_value(), costs=spec.cost_matrix(),
+                   C_grid=PAPER_C_GRID if args.c_exponents is None
+                   else tuple(2.0 ** e for e in args.c_exponents),
+                   width_quantiles=tuple(args.quantiles or PAPER_WIDTH_QUANTILES),
+                   progress=not args.no_progress)
+    deadline = None if args.minutes is None else time.monotonic() + 60 * args.minutes
+    deferred = [m for m in methods if m in args.defer]
+    phases = [[(d.name, m) for d in designs for m in deferred]] if deferred else []
+    table = None
+    for exclude in [*phases, []]:
+        left = None if deadline is None else deadline - time.monotonic()
+        if left is not None and left <= 0:
+            break
+        table = run_study(designs, spec.method_objects(methods), args.reps, exclude=exclude,
+                          time_limit=left, **options)
+    return table
+
+
+def print_summary(table, methods, start, load_before, run_rows):
+    ok = table[table["status"] == "ok"]
+    print(f"\n{len(table)} rows ({len(ok)} ok); wall time of this run "
+          f"{time.perf_counter() - start:.0f} s; load average before {load_before}, "
+          f"after {tuple(round(x, 2) for x in os.getloadavg())}")
+    failed = table.assign(failed=table["status"] != "ok").pivot_table(
+        index="design", columns="method", values="failed", aggfunc="sum", sort=False)
+    if failed.to_numpy().sum():
+        print("\nFailed rows per cell:")
+        print(failed.reindex(columns=methods).to_string())
+    if run_rows is not None and len(run_rows):
+        per = run_rows.groupby("method")["total_time"].agg(["count", "sum", "mean"])
+        print("\nTask seconds per method in this run (count, total, mean per task):")
+        print(per.reindex(methods).dropna().round(2).to_string())
+    print("\nMean task seconds per design and method (all rows):")
+    print(ok.pivot_table(index="design", columns="method", values="total_time", sort=False)
+          .reindex(columns=methods).round(2).to_string())
+
+
+def report(args):
+    """Figures and REPLICATION.md from every study's stored rows."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    tables = {}
+    for name, spec in STUDIES.items():
+        path = args.results / spec.file
+        tables[name] = load_results(path) if path.exists() and path.stat().st_size else None
+        if tables[name] is not None and not args.no_figures:
+            draw_figures(name, tables[name], args.results)
+    text = replication_report(tables)
+    (args.results / "REPLICATION.md").write_text(text + "\n", encoding="utf-8")
+    print(f"wrote {args.results / 'REPLICATION.md'}")
+    return text
+
+
+def main(argv=None):
+    args = parse_args(argv)
+    if args.study == "report":
+        return report(args)
+    load_before = tuple(round(x, 2) for x in os.getloadavg())
+    print(f"load average {load_before}; {os.cpu_count()} cores; OMP/OPENBLAS threads = "
+          f"{os.environ['OMP_NUM_THREADS']}; n_jobs = {args.n_jobs}")
+    spec = study_spec(args.study)
+    path = args.results / spec.file
+    before = len(_read_rows(path))
+    start = time.perf_counter()
+    table = run(args)
+    rows = pd.DataFrame.from_records(_read_rows(path)[before:])
+    print_summary(table, list(spec.methods), start, load_before, rows)
+    return table
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,112 @@
+"""Smoke tests of the paper's study script on tiny grids, and the replication verdicts."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from nordicstats.replication import (
+    DONUT_DIMENSIONS,
+    STUDIES,
+    evaluate_claims,
+    paired_difference,
+    replication_report,
+)
+
+SCRIPT = Path(__file__).resolve().parents[1] / "benchmarks" / "paper_studies.py"
+TINY = ["--reps", "2", "--c-exponents", "0", "--quantiles", "0.5", "--no-progress",
+        "--no-figures"]
+
+
+@pytest.fixture(scope="module")
+def script():
+    spec = importlib.util.spec_from_file_location("paper_studies", SCRIPT)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def _rows(path):
+    return [json.loads(line) for line in path.read_text().splitlines()]
+
+
+@pytest.mark.parametrize("study, extra", [
+    ("nonlinear", ["--dims", "3", "--sigmas", "0.5", "--n-train", "40", "--n-tune", "40",
+                   "--n-test", "100"]),
+    ("donut", ["--dims", "3", "--sigmas", "0.4", "--n-train", "80", "--n-tune", "60",
+               "--n-test", "100"]),
+    ("balance", ["--sizes", "30", "--methods", "NORDIC-1", "BSVM", "CK", "SVR", "OLR"]),
+])
+def test_study_script_runs_resumes_and_reports(script, tmp_path, study, extra, capsys):
+    args = [study, *TINY, *extra, "--results", str(tmp_path)]
+    table = script.main(args)
+    path = tmp_path / STUDIES[study].file
+    rows = _rows(path)
+    n_methods = 5 if study == "balance" else 6
+    assert len(rows) == 2 * n_methods and len(table) == 2 * n_methods
+    for row in rows:
+        assert row["seed"] == STUDIES[study].seed
+        assert {"rep", "C", "gamma", "confusion", "levels", "tune_time", "fit_time",
+                "total_time", "status", "message"} <= set(row) or row["status"] == "failed"
+        if row["status"] == "ok":
+            counts = np.asarray(row["confusion"])
+            assert counts.sum() == row["n_test"]
+            assert row["error"] == pytest.approx(1 - np.trace(counts) / counts.sum())
+            if row["method"] != "OLR":
+                assert row["C"] == 1.0
+    assert "Task seconds per method in this run" in capsys.readouterr().out
+    script.main(args)  # resume: nothing left to run, the file is unchanged
+    assert len(_rows(path)) == 2 * n_methods
+    text = script.main(["report", "--results", str(tmp_path), "--no-figures"])
+    assert (tmp_path / "REPLICATION.md").read_text().strip() == text.strip()
+    assert f"## {study}" in text and "### Claims" in text
+
+
+def test_donut_grid_is_five_dimensions_from_10_to_75():
+    assert DONUT_DIMENSIONS[0] == 10 and DONUT_DIMENSIONS[-1] == 75
+    assert len(DONUT_DIMENSIONS) == 5
+    assert sorted({d for d, _ in STUDIES["donut"].axis}) == list(DONUT_DIMENSIONS)
+    assert len(STUDIES["nonlinear"].axis) == 15 and len(STUDIES["donut"].axis) == 15
+
+
+def _fake_balance(errors):
+    """Rows with given weighted errors per method (list over replications)."""
+    records = []
+    for method, values in errors.items():
+        for rep, value in enumerate(values):
+            records.append({"design": "n=52", "n": 52, "method": method, "rep": rep,
+                            "status": "ok", "weighted_error": value, "total_time": 1.0,
+                            "levels": ["L", "B", "R"],
+                            "confusion": [[10, 0, 0], [0, 5, 0], [0, 0, 10]]})
+    return pd.DataFrame.from_records(records)
+
+
+def test_paired_difference_is_mean_and_se_of_per_replication_differences():
+    table = _fake_balance({"A": [0.1, 0.2, 0.3, 0.5], "B": [0.2, 0.2, 0.5, 0.5]})
+    mean, se, count = paired_difference(table, "weighted_error", "A", "B")
+    diff = np.array([-0.1, 0.0, -0.2, 0.0])
+    assert count == 4
+    assert mean == pytest.approx(diff.mean())
+    assert se == pytest.approx(diff.std(ddof=1) / 2)
+
+
+def test_claim_verdicts_follow_the_paired_differences():
+    rng = np.random.default_rng(0)
+    base = rng.uniform(0.1, 0.2, 30)
+    errors = {m: base + 0.05 for m in ("NORDIC-0", "NORDIC-1", "BSVM", "DR", "CK", "OLR")}
+    errors["NORDIC-2"] = base + rng.normal(0, 0.001, 30)  # clearly best
+    errors["SVR"] = base + 0.2  # clearly worst
+    errors["DR"] = errors["DR"] + rng.normal(0, 0.01, 30)
+    claims = evaluate_claims("balance", _fake_balance(errors)).set_index("claim")
+    assert claims.loc["NORDIC-2 has a significant advantage", "verdict"] == "holds"
+    assert claims.loc["SVR is the worst", "verdict"] == "holds"
+    errors["NORDIC-2"] = base + 0.1  # now worse than the others
+    claims = evaluate_claims("balance", _fake_balance(errors)).set_index("claim")
+    assert claims.loc["NORDIC-2 has a significant advantage", "verdict"] == "does not hold"
+    text = replication_report({"balance": _fake_balance(errors), "donut": None})
+    assert "does not hold" in text and "No rows yet" in text
