@@ -186,6 +186,38 @@ def test_warm_starts_reach_the_same_optimum(medium, warm_start):
     assert_no_crossings(problem, res)
 
 
+def test_relaxation_path_along_c_matches_fresh_lps(medium):
+    """HiGHS restarted along a C grid == independent scipy linprog LPs, and == fresh solves."""
+    from scipy.optimize import linprog
+
+    problem, _ = medium
+    path = milp.RelaxationPath.for_problem(problem)
+    Z, n = problem.gram, problem.n
+    for C in (0.25, 4.0, 1.0):  # up and down the grid
+        theta, b = path.solve(C)
+        for k in range(problem.n_boundaries):
+            y = problem.signs[:, k]
+            ours = np.abs(theta[:, k]).sum() + C * np.maximum(0, 1 - y * (Z @ theta[:, k]
+                                                                         + b[k])).sum()
+            # independent LP in (omega, b, xi) with |omega| by a split, dense, HiGHS-IPM
+            A = np.hstack([-y[:, None] * Z, y[:, None] * Z, -y[:, None], -np.eye(n)])
+            cost = np.concatenate([np.ones(2 * n), [0.0], np.full(n, C)])
+            bounds = [(0, None)] * (2 * n) + [(None, None)] + [(0, None)] * n
+            ref = linprog(cost, A_ub=A, b_ub=-np.ones(n), bounds=bounds, method="highs-ipm")
+            assert ours == pytest.approx(ref.fun, rel=1e-8)
+        problem_c = NordicProblem(problem.gram, problem.signs, C, method="nordic2",
+                                  penalty="l1")
+        with_path = solve_nordic2_scip(problem_c, relaxation=path)
+        fresh = solve_nordic2_scip(problem_c)
+        assert with_path.objective == pytest.approx(fresh.objective, rel=RTOL)
+    other = NordicProblem(problem.gram[:40, :40], problem.signs[:40], 1.0, method="nordic2",
+                          penalty="l1")
+    with pytest.raises(ValueError, match="belongs to another problem"):
+        solve_nordic2_scip(other, relaxation=path)
+    with pytest.raises(ValueError, match="must be a RelaxationPath"):
+        solve_nordic2_scip(problem, relaxation="cached")
+
+
 def test_l2_below_nordic1_objective(medium):
     problem, nordic1 = medium
     l2 = NordicProblem(problem.gram, problem.signs, problem.C, method="nordic2", penalty="l2")
