@@ -30,7 +30,9 @@ model, its training kernel matrix and the kernel matrix between the evaluation
 and training rows are built once per width and fold and reused along the ``C``
 grid: each ``C`` only re-solves the problem (:func:`nordicstats.solvers.solve`).
 The decomposition solver (BSVM and NORDIC-1 above 200 dual rows) is warm-started
-from the solution at the previous ``C`` (quadprog and SCIP have no warm start).  The
+from the solution at the previous ``C``, and NORDIC-2's relaxation LPs (SCIP) are
+kept in HiGHS and restarted from the previous optimal basis
+(:class:`nordicstats.solvers.milp.RelaxationPath`); quadprog has no warm start.  The
 competitors (libsvm-based SVR and DR, CK, ordered logit) are refitted from the
 data at every grid point.
 """
@@ -350,7 +352,7 @@ class _NordicPath:
     def __init__(self, factory, params, X_fit, y_fit, X_eval, warm_start=True):
         self.model = factory(**params).build(X_fit, y_fit)
         self.gram_eval = self.model.kernel(self.model.exog_for(X_eval), self.model.exog)
-        self.warm_start, self.previous = warm_start, None
+        self.warm_start, self.previous, self.relaxation = warm_start, None, None
 
     def __call__(self, C):
         from nordicstats.solvers import choose_solver, solve
@@ -363,6 +365,13 @@ class _NordicPath:
                 and "warm_start" not in options):
             # the dual at the previous C, rescaled by the solver (constraints are homogeneous)
             options["warm_start"] = {**self.previous[0].multipliers, "C": self.previous[1]}
+        if self.warm_start and solver == "scip" and "relaxation" not in options:
+            # NORDIC-2's relaxation LPs depend on C only through the slack costs
+            from nordicstats.solvers.milp import RelaxationPath
+
+            if self.relaxation is None:
+                self.relaxation = RelaxationPath.for_problem(problem)
+            options["relaxation"] = self.relaxation
         result = solve(problem, solver=self.model.solver, **options)
         self.previous = (result, problem.C)
         F = self.gram_eval @ result.dual_coef + result.intercept
