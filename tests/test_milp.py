@@ -210,6 +210,7 @@ def test_relaxation_path_along_c_matches_fresh_lps(medium):
         with_path = solve_nordic2_scip(problem_c, relaxation=path)
         fresh = solve_nordic2_scip(problem_c)
         assert with_path.objective == pytest.approx(fresh.objective, rel=RTOL)
+        assert path.incumbent is not None and path.incumbent[1].shape == (problem.n_boundaries,)
     other = NordicProblem(problem.gram[:40, :40], problem.signs[:40], 1.0, method="nordic2",
                           penalty="l1")
     with pytest.raises(ValueError, match="belongs to another problem"):
