@@ -10,7 +10,7 @@ the median-distance width, C = 1) this times, on the same data in one run:
 * linear NORDIC (joint form) in the primal with PIQP (``solver="primal"``).
 
 and, separately, linear NORDIC at n = 100,000, d = 20, K = 3 with its Bahadur
-standard errors (``nordicstats.inference.BahadurCovariance``).
+standard errors (``nordicstats.covariance.BahadurCovariance``).
 
 Peak memory of each step is the larger of the growth of the process's peak
 resident set (Linux VmHWM, reset through /proc/self/clear_refs; it includes what
@@ -135,9 +135,9 @@ def linear_large(n, d, K):
             f"{res.info['rounds']} solve(s), {res.info['rows_added']} noncrossing rows added, "
             f"{res.info['active_noncrossing']} active, gap {res.kkt_residual:.1e})")
     try:
-        from nordicstats.inference import BahadurCovariance
+        from nordicstats.covariance import BahadurCovariance
     except ImportError:
-        print(line + "; nordicstats.inference not available", flush=True)
+        print(line + "; nordicstats.covariance not available", flush=True)
         return
     params = np.vstack([res.intercept[None, :], res.coef])
     cov, t_se, m_se = measured(lambda: BahadurCovariance(X, signs, params).cov)

@@ -7,7 +7,7 @@ matrix R (with q) or as text parsed by :func:`parse_restrictions`.  The statisti
 
     W = (R beta^ - q)' (R V^ R')^{-1} (R beta^ - q)  ~  chi2(m) under H0
 
-uses the joint covariance V^ across boundaries (:mod:`nordicstats.inference`), so
+uses the joint covariance V^ across boundaries (:mod:`nordicstats.covariance`), so
 restrictions that compare boundaries, such as parallel boundaries
 H0: w_1 = ... = w_{K-1} (:func:`parallel_restrictions`, the SVM analogue of the
 Brant test of proportional odds), are tested with the right cross terms.

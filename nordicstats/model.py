@@ -221,7 +221,7 @@ class NORDIC:
         Parameters
         ----------
         cov_type : str, optional
-            Covariance of the linear coefficients (see :mod:`nordicstats.inference`).
+            Covariance of the linear coefficients (see :mod:`nordicstats.covariance`).
         cov_kwds : dict, optional
             Options of the covariance estimator.
         fitted_at : datetime, optional

@@ -3,11 +3,21 @@
 from __future__ import annotations
 
 import datetime as _dt
-from functools import cached_property
+import warnings
+from functools import cached_property, partial
 
 import numpy as np
 import pandas as pd
 
+from nordicstats.bootstrap import BootstrapCovariance, bootstrap_replicates
+from nordicstats.covariance import (
+    BahadurCovariance,
+    CovarianceResult,
+    check_cov_kwds,
+    side_count_warning,
+)
+from nordicstats.data import binary_signs
+from nordicstats.exceptions import InferenceWarning
 from nordicstats.solvers import solve
 from nordicstats.solvers.problem import count_crossings, predict_codes
 
@@ -28,7 +38,7 @@ class NORDICResults:
     fitted_at : datetime.datetime
         When the fit finished (shown in the summary; settable for reproducible text).
     cov_type : str or None
-        Covariance type of the linear coefficients (see :mod:`nordicstats.inference`):
+        Covariance type of the linear coefficients (see :mod:`nordicstats.covariance`):
         "bahadur" (default for linear fits, computed on first use), "bootstrap", or
         None (kernel fits, or ``cov_type="none"``).
 
@@ -203,13 +213,13 @@ class NORDICResults:
         }
 
     # --- inference (issue 4) -----------------------------------------------------------------
-    # Covariance of the linear coefficients (nordicstats.inference). Parameters are stacked
+    # Covariance of the linear coefficients (nordicstats.covariance). Parameters are stacked
     # boundary-major; pandas views are indexed by boundary name and term.
     # The default (cov_type=None on a linear fit) is "bahadur", computed on first use so that
     # fits used only for prediction (tuning, the sklearn wrapper) pay nothing and see no
     # InferenceWarning; an explicit cov_type is computed (and validated) at fit time.
     def _init_covariance(self, cov_type, cov_kwds):
-        from nordicstats.inference import check_cov_kwds, compute_covariance
+        from nordicstats.covariance import check_cov_kwds
 
         if cov_type is None and not cov_kwds and self.model.kernel.is_linear:
             self.cov_type, self.cov_kwds = "bahadur", check_cov_kwds("bahadur", None)
@@ -221,8 +231,6 @@ class NORDICResults:
     @property
     def _cov(self):
         if "_cov_value" not in self.__dict__:
-            from nordicstats.inference import compute_covariance
-
             self._cov_value = compute_covariance(self, self.cov_type, None, stacklevel=5)
         return self._cov_value
 
@@ -239,16 +247,12 @@ class NORDICResults:
         Cov(beta^_k, beta^_l) = H_k^{-1} G_kl H_l^{-1} / n for ``cov_type="bahadur"``
         (Koo et al. 2008 with the paper's Theorem 1), or the bootstrap covariance.
         """
-        from nordicstats.inference import param_index
-
         index = param_index(self)
         return pd.DataFrame(self._require_cov().cov, index=index, columns=index)
 
     @property
     def bse(self):
         """Standard errors, shaped like ``params`` (NaN where not available, with a warning)."""
-        from nordicstats.inference import as_table
-
         return as_table(self, np.sqrt(np.diag(self._require_cov().cov)))
 
     @property
@@ -276,8 +280,6 @@ class NORDICResults:
         """Wald intervals beta^ -+ z_{1-alpha/2} se, rows (boundary, term), columns lower/upper."""
         from scipy import stats
 
-        from nordicstats.inference import param_index
-
         if not 0 < alpha < 1:
             raise ValueError(f"The 'alpha' parameter must be in (0, 1). Got {alpha!r} instead.")
         est, se = self.params.to_numpy().T.ravel(), self.bse.to_numpy().T.ravel()
@@ -286,9 +288,7 @@ class NORDICResults:
 
     def summary_frame(self, alpha=0.05):
         """The summary's coefficient blocks as one DataFrame indexed by (boundary, term)."""
-        from nordicstats.inference import summary_frame
-
-        return summary_frame(self, alpha)
+        return _summary_frame(self, alpha)
 
     def wald_test(self, r_matrix, q=None):
         """Chi-square Wald test of linear restrictions R beta = q across boundaries.
@@ -308,7 +308,6 @@ class NORDICResults:
         WaldTestResult
         """
         from nordicstats.hypotheses import parse_restrictions, wald_test
-        from nordicstats.inference import param_index, param_labels
 
         cov = self._require_cov().cov
         if isinstance(r_matrix, str) or (isinstance(r_matrix, (list, tuple)) and r_matrix
@@ -327,7 +326,6 @@ class NORDICResults:
         covariance across boundaries.  Needs K >= 3.
         """
         from nordicstats.hypotheses import parallel_restrictions, wald_test
-        from nordicstats.inference import param_labels
 
         R = parallel_restrictions(len(self.boundary_names), self.params.shape[0])
         return wald_test(self.params.to_numpy().T.ravel(), self._require_cov().cov, R,
@@ -357,3 +355,151 @@ class NORDICResults:
         return (f"<NORDICResults: {self.model.method}, {self.model.kernel.describe()}, "
                 f"C={self.model.C:g}, K={len(self.levels)}, n={self.nobs}, "
                 f"objective={self.objective:.6g}>")
+
+
+# --- covariance of a fitted model: glue between the fit and nordicstats.covariance ---------
+def _nonlinear_error(model, cov_type):
+    return ValueError(
+        f"cov_type={cov_type!r} needs kernel='linear'. Wald inference (bse, z-tests, conf_int) "
+        "is for the coefficients b_k, w_k of linear NORDIC (the paper's Theorem 1, Section 5.2); "
+        f"this fit uses the {model.kernel.describe()} kernel, whose boundaries have no finite "
+        "coefficient vector, so cov_type='bootstrap' has no coefficients to resample either. "
+        "Refit with kernel='linear', or fit with cov_type=None."
+    )
+
+
+def compute_covariance(results, cov_type=None, cov_kwds=None, stacklevel=5):
+    """Covariance of the coefficients of a fitted linear NORDIC, with its guards.
+
+    Parameters
+    ----------
+    results : NORDICResults
+    cov_type : {None, "bahadur", "bootstrap", "none"}
+        ``None`` means ``"bahadur"`` for linear fits and no covariance for kernel fits;
+        ``"none"`` skips the covariance (bootstrap refits use it).
+    cov_kwds : dict, optional
+        See :func:`check_cov_kwds`.
+
+    Returns
+    -------
+    CovarianceResult or None
+
+    Raises
+    ------
+    ValueError
+        A covariance requested for a non-linear kernel, or invalid options.
+
+    Warns
+    -----
+    InferenceWarning
+        Boundaries with a constant classifier or a near-singular H (their standard
+        errors are NaN); fewer than :data:`MIN_SIDE_COUNT` observations on a side of a
+        boundary; noncrossing constraints active at the solution.
+    """
+    model = results.model
+    if cov_type is None:
+        if not model.kernel.is_linear:
+            if cov_kwds:
+                raise _nonlinear_error(model, "bahadur")
+            return None
+        cov_type = "bahadur"
+    if cov_type == "none":
+        return None
+    kwds = check_cov_kwds(cov_type, cov_kwds)
+    if not model.kernel.is_linear:
+        raise _nonlinear_error(model, cov_type)
+    K = model.response.n_levels
+    signs = binary_signs(model.response.codes, K)
+    params = results.params.to_numpy()
+    names = list(results.boundary_names)
+    notes, bandwidths = [], None
+    if cov_type == "bahadur":
+        est = BahadurCovariance(model.exog, signs, params, **kwds)
+        bandwidths = tuple(float(h) for h in est.bandwidths)
+        notes += [n for n in (side_count_warning(signs, names), _active_note(results)) if n]
+    else:
+        reps, failed = bootstrap_replicates(
+            partial(_refit_params, _refit_spec(model), model.exog, model.response.codes),
+            model.response.codes, n_boot=kwds["n_boot"], random_state=kwds["random_state"],
+            n_jobs=kwds["n_jobs"], disable=kwds["disable"])
+        est = BootstrapCovariance(reps, failed, kwds["random_state"])
+    notes = [f"Boundary {names[k]} has no standard errors: {why}." for k, why in
+             sorted(est.degenerate.items())] + notes
+    for note in notes:
+        warnings.warn(note, InferenceWarning, stacklevel=stacklevel)
+    return CovarianceResult(cov=est.cov, cov_type=cov_type, cov_kwds=dict(kwds),
+                            description=est.describe(), bandwidths=bandwidths, notes=tuple(notes))
+
+
+def _refit_spec(model):
+    return {"method": model.method, "C": model.C, "noncrossing": model.noncrossing,
+            "penalty": model.penalty, "solver": model.solver,
+            "solver_options": dict(model.solver_options)}
+
+
+def _refit_params(spec, X, codes, idx):
+    """Refit linear NORDIC on the rows idx and return its (1 + d, K-1) coefficients."""
+    from nordicstats.model import NORDIC
+
+    res = NORDIC(codes[idx], X[idx], kernel="linear", **spec).fit(cov_type="none")
+    return res.params.to_numpy()
+
+
+def _active_note(results, tol=1e-8):
+    """InferenceWarning text when noncrossing constraints bind at the solution, else None."""
+    model, sr = results.model, results.solver_result
+    if model.method == "bsvm" or model.response.n_levels < 3:
+        return None
+    count = sr.info.get("active_noncrossing")
+    if count is None and "phi" in sr.multipliers:
+        scale = tol * max(1.0, model.C)
+        count = int(np.sum(np.asarray(sr.multipliers["phi"]) > scale)
+                    + np.sum(np.asarray(sr.multipliers.get("gamma", [])) > scale))
+    if count is None:
+        price = results.price_of_noncrossing
+        if not price:
+            return ("whether the noncrossing constraints bind could not be checked for this "
+                    "solver; if they do, Theorem 1 (same limit law as the unconstrained SVM) is "
+                    "only asymptotic and the intervals may be distorted.")
+        count = int(price["bsvm_crossing_rate"] > 0
+                    or price["objective_increase"] > 1e-6 * max(1.0, abs(price["bsvm_objective"])))
+    if not count:
+        return None
+    return (f"{count} noncrossing constraint(s) are active at the solution. Theorem 1 (the "
+            "constrained fit has the unconstrained SVM's limit law) is asymptotic, so at this "
+            "sample size the Bahadur intervals may be distorted, and test_parallel() tends to "
+            "be conservative (binding constraints pull the boundaries together); compare with "
+            "cov_type='bootstrap'.")
+
+
+# --- pandas views and summary pieces ---------------------------------------------------------
+def param_index(results):
+    """MultiIndex (boundary, term) of the boundary-major parameter vector."""
+    return pd.MultiIndex.from_product([list(results.boundary_names), list(results.params.index)],
+                                      names=["boundary", "term"])
+
+
+def param_labels(results):
+    """``term@boundary`` labels used by the restriction parser."""
+    return [f"{term}@{boundary}" for boundary, term in param_index(results)]
+
+
+def as_table(results, vector):
+    """Boundary-major vector -> DataFrame shaped like ``results.params``."""
+    params = results.params
+    return pd.DataFrame(np.asarray(vector).reshape(params.shape[1], params.shape[0]).T,
+                        index=params.index, columns=params.columns)
+
+
+def _summary_frame(results, alpha=0.05):
+    """One row per (boundary, term): coef, std err, z, P>|z| and the interval."""
+    lo, hi = f"[{alpha / 2:g}", f"{1 - alpha / 2:g}]"
+    ci = results.conf_int(alpha)
+    frame = pd.DataFrame({
+        "coef": results.params.to_numpy().T.ravel(),
+        "std err": results.bse.to_numpy().T.ravel(),
+        "z": results.tvalues.to_numpy().T.ravel(),
+        "P>|z|": results.pvalues.to_numpy().T.ravel(),
+    }, index=param_index(results))
+    frame[lo], frame[hi] = ci["lower"].to_numpy(), ci["upper"].to_numpy()
+    return frame

@@ -7,7 +7,9 @@
   Fisher consistency (Definition 1), one eta at a time or over many;
 * :mod:`~nordicstats.theory.designs` -- true class probabilities given the
   *observed* covariates of the paper's nonlinear and donut designs
-  (Section 6), Bayes errors and excess risks.
+  (Section 6), Bayes errors and excess risks;
+* :mod:`~nordicstats.theory.population` -- the population linear SVM of a
+  Gaussian-mixture design (the truth that inference is checked against).
 """
 
 from nordicstats.theory.bayes import (
@@ -35,6 +37,7 @@ from nordicstats.theory.designs import (
     nonlinear_observed_probabilities,
 )
 from nordicstats.theory.losses import MARGIN_LOSSES, MarginLoss, get_margin_loss
+from nordicstats.theory.population import population_svm
 
 __all__ = [
     "bayes_rule_ordinal",
@@ -58,4 +61,5 @@ __all__ = [
     "bayes_error",
     "excess_risk",
     "BayesErrorResult",
+    "population_svm",
 ]
