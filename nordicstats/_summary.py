@@ -9,7 +9,7 @@ from statsmodels.iolib.summary import Summary
 from statsmodels.iolib.table import SimpleTable
 
 from nordicstats.exceptions import InferenceWarning
-from nordicstats.model import METHOD_NAMES
+from nordicstats.solvers.problem import METHOD_NAMES
 
 __all__ = ["build_summary", "NORDICSummary"]
 
@@ -102,7 +102,7 @@ def _coefficient_tables(results, alpha):
     """Per-boundary coefficient blocks for linear fits (with inference when available)."""
     if not results.model.kernel.is_linear:
         return []
-    if getattr(results, "_cov", None) is not None:  # inference (issue 4): one block per boundary
+    if results.covariance is not None:  # inference (issue 4): one block per boundary
         return coefficient_tables(results, alpha)
     params = results.params
     rows = [[term] + [f"{v:.4f}" for v in params.loc[term]] for term in params.index]
@@ -165,7 +165,7 @@ def coefficient_tables(results, alpha=0.05):
 
 def header_rows(results):
     """("Cov. Type:", ...) and ("Bandwidth:", ...) rows for the summary header."""
-    cov = getattr(results, "_cov", None)
+    cov = results.covariance
     if cov is None:
         return []
     rows = [("Cov. Type:", [cov.cov_type])]
@@ -178,7 +178,7 @@ def header_rows(results):
 
 def summary_notes(results):
     """Covariance description, the parallel-boundaries test and the inference warnings."""
-    cov = getattr(results, "_cov", None)
+    cov = results.covariance
     if cov is None:
         return []
     lines = [f"Covariance: {cov.description}."]

@@ -1,4 +1,8 @@
-"""Large-sample inference for linear NORDIC: the Bahadur sandwich and Wald tests.
+"""Covariance of the linear NORDIC coefficients: the Bahadur sandwich and the bootstrap.
+
+This module works on arrays (:class:`FitArrays`) and knows neither the model nor its
+results; :class:`~nordicstats.results.NORDICResults` builds the arrays, passes a refit
+function for the bootstrap, and attaches the :class:`CovarianceResult`.
 
 For boundary k write x~ = (1, x')', beta_k = (b_k, w_k')' and the margin residual
 R_k = 1 - Y^(k) x~' beta_k*.  Koo, Lee, Kim & Park (2008, JMLR 9:1343-1368) give the
@@ -28,7 +32,8 @@ was checked by Monte Carlo (see ``benchmarks/mc_coverage.py`` and the tests).
 Parameters are stacked boundary-major: the vector is ``params.T.ravel()`` for a
 ``params`` array of shape (1 + d, K-1) whose row 0 is the intercept.
 
-Use through the model: ``NORDIC(..., kernel="linear").fit(cov_type=..., cov_kwds=...)``
+Entry point :func:`estimate_covariance`; use through the model:
+``NORDIC(..., kernel="linear").fit(cov_type=..., cov_kwds=...)``
 
 * ``cov_type="bahadur"`` (default for linear fits): ``cov_kwds`` ``bandwidth``
   ("hall-sheather" or a positive number, or one per boundary), ``kernel``
@@ -51,9 +56,15 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from nordicstats.bootstrap import BootstrapCovariance, bootstrap_replicates
+from nordicstats.data import binary_signs
+
 __all__ = [
     "BahadurCovariance",
     "CovarianceResult",
+    "ESTIMATORS",
+    "FitArrays",
+    "estimate_covariance",
     "bandwidth",
     "check_cov_kwds",
     "margin_residuals",
@@ -274,8 +285,15 @@ class BahadurCovariance:
 
     def _hessian(self, k):
         h = self.bandwidths[k]
-        weights = KERNELS[self.kernel](self.residuals[:, k] / h) / h
-        return (self.X * weights[:, None]).T @ self.X / self.nobs
+        return self._mean_outer(self.X, KERNELS[self.kernel](self.residuals[:, k] / h) / h)
+
+    def _mean_outer(self, A, row_scale=None):
+        """n^{-1} sum_i c_i a_i a_i' -- every row average of the sandwich goes through here.
+
+        (Frequency weights w_i would enter as c_i w_i with n = sum_i w_i, in this one place.)
+        """
+        scaled = A if row_scale is None else A * row_scale[:, None]
+        return scaled.T @ A / self.nobs
 
     def _check(self):
         for k in range(self.n_boundaries):
@@ -304,8 +322,7 @@ class BahadurCovariance:
     @property
     def meat(self):
         """G^ = n^{-1} S'S with blocks G^_kl."""
-        S = self.scores
-        return S.T @ S / self.nobs
+        return self._mean_outer(self.scores)
 
     @property
     def bread(self):
@@ -354,10 +371,10 @@ def side_count_warning(signs, names):
             "cov_type='bootstrap' or more data.")
 
 
-# --- covariance of a fitted model (used by NORDICResults) -------------------------------------
+# --- one entry point on arrays ---------------------------------------------------------------
 @dataclass(frozen=True, eq=False)
 class CovarianceResult:
-    """The covariance attached to a :class:`~nordicstats.results.NORDICResults`.
+    """A covariance estimate of the boundary-major coefficients, with its diagnostics.
 
     Attributes
     ----------
@@ -373,6 +390,9 @@ class CovarianceResult:
         Bandwidth used for each boundary (``"bahadur"``).
     notes : tuple of str
         The InferenceWarnings raised when the covariance was computed.
+    degenerate : mapping of int to str
+        Boundaries (0-based) without valid standard errors, and why (per-boundary
+        diagnostics, e.g. a per-boundary choice of estimator, start from here).
     """
 
     cov: np.ndarray
@@ -381,3 +401,95 @@ class CovarianceResult:
     description: str
     bandwidths: tuple | None = None
     notes: tuple = field(default_factory=tuple)
+    degenerate: object = field(default_factory=dict)
+
+
+@dataclass(frozen=True, eq=False)
+class FitArrays:
+    """What a covariance estimator needs from a fit, as arrays (no model, no results).
+
+    Attributes
+    ----------
+    X : ndarray of shape (n, d)
+        Training covariates.
+    codes : ndarray of int, shape (n,)
+        Level codes 0..K-1 of the response.
+    params : ndarray of shape (1 + d, K-1)
+        Intercepts (row 0) and weights of the fitted boundaries.
+    boundary_names : tuple of str
+        Names of the K-1 boundaries (for messages).
+    refit : callable, optional
+        ``refit(rows) -> params`` fits the same model to the rows ``rows`` (with
+        repeats); resampling estimators need it.  Picklable for ``n_jobs != 1``.
+
+    Notes
+    -----
+    Per-row case weights would be one more field (``weights``, shape (n,)), read by
+    :meth:`BahadurCovariance._mean_outer` and by the bootstrap's resampling.
+    """
+
+    X: np.ndarray
+    codes: np.ndarray
+    params: np.ndarray
+    boundary_names: tuple
+    refit: object = None
+
+    @property
+    def signs(self):
+        """y_i^(k) in {-1, +1}, shape (n, K-1)."""
+        return binary_signs(self.codes, self.params.shape[1] + 1)
+
+
+def _bahadur(fit, bandwidth, kernel, constant):
+    est = BahadurCovariance(fit.X, fit.signs, fit.params, bandwidth=bandwidth, kernel=kernel,
+                            constant=constant)
+    return est, tuple(float(h) for h in est.bandwidths), [
+        side_count_warning(fit.signs, fit.boundary_names)]
+
+
+def _bootstrap(fit, n_boot, random_state, n_jobs, disable):
+    if fit.refit is None:
+        raise ValueError("cov_type='bootstrap' needs a refit function (FitArrays.refit).")
+    reps, failed = bootstrap_replicates(fit.refit, fit.codes, n_boot=n_boot,
+                                        random_state=random_state, n_jobs=n_jobs, disable=disable)
+    return BootstrapCovariance(reps, failed, random_state), None, []
+
+
+#: cov_type -> estimator(fit, **cov_kwds) -> (estimate, bandwidths, notes).  An estimate has
+#: ``cov``, ``degenerate`` (boundary -> reason) and ``describe()``.
+ESTIMATORS = {"bahadur": _bahadur, "bootstrap": _bootstrap}
+
+
+def estimate_covariance(fit, cov_type, cov_kwds=None):
+    """Covariance of the boundary-major coefficients of a linear fit given as arrays.
+
+    Parameters
+    ----------
+    fit : FitArrays
+    cov_type : {"bahadur", "bootstrap"}
+    cov_kwds : dict, optional
+        See :func:`check_cov_kwds`.
+
+    Returns
+    -------
+    CovarianceResult
+        ``notes`` lists the boundaries without standard errors (constant classifier,
+        near-singular H^) and, for ``"bahadur"``, boundaries with fewer than
+        :data:`MIN_SIDE_COUNT` rows on a side; the caller decides how to warn.
+
+    Examples
+    --------
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.normal(size=(300, 1)); codes = (X[:, 0] + rng.normal(size=300) > 0).astype(int)
+    >>> fit = FitArrays(X, codes, np.array([[0.0], [1.0]]), ("0|1",))
+    >>> estimate_covariance(fit, "bahadur").cov.shape
+    (2, 2)
+    """
+    kwds = check_cov_kwds(cov_type, cov_kwds)
+    est, bandwidths, notes = ESTIMATORS[cov_type](fit, **kwds)
+    names = list(fit.boundary_names)
+    notes = [f"Boundary {names[k]} has no standard errors: {why}." for k, why in
+             sorted(est.degenerate.items())] + [n for n in notes if n]
+    return CovarianceResult(cov=est.cov, cov_type=cov_type, cov_kwds=dict(kwds),
+                            description=est.describe(), bandwidths=bandwidths,
+                            notes=tuple(notes), degenerate=dict(est.degenerate))

@@ -22,11 +22,11 @@ from nordicstats.data import (
     encode_ordinal,
 )
 from nordicstats.kernels import check_gram, make_kernel
+from nordicstats.results import NORDICResults
 from nordicstats.solvers import METHODS, NONCROSSING, NordicProblem, choose_solver, solve
 
 __all__ = ["NORDIC"]
 
-METHOD_NAMES = {"bsvm": "BSVM", "nordic0": "NORDIC-0", "nordic1": "NORDIC-1", "nordic2": "NORDIC-2"}
 PENALTIES = ("l2", "l1")
 
 
@@ -95,6 +95,7 @@ class NORDIC:
     def __init__(self, endog, exog, method="nordic1", kernel="rbf", C=1.0, gamma=None, degree=3,
                  coef0=1.0, order=None, noncrossing=None, penalty=None, solver="auto",
                  solver_options=None):
+        self._init_kwds = {k: v for k, v in locals().items() if k not in ("self", "endog", "exog")}
         self.method = check_choice(method, "method", METHODS)
         self.C = check_positive(C, "C")
         self.response = encode_ordinal(endog, order=order)
@@ -156,6 +157,11 @@ class NORDIC:
         model.formula = formula
         model.n_dropped = n_dropped
         return model
+
+    def _get_init_kwds(self):
+        """Constructor options without the data, to build the same model on other rows
+        (statsmodels' name; the bootstrap refits with them)."""
+        return dict(self._init_kwds)
 
     # --- names -------------------------------------------------------------------------------
     @property
@@ -234,8 +240,6 @@ class NORDIC:
         -------
         NORDICResults
         """
-        from nordicstats.results import NORDICResults
-
         options = {**self.solver_options, **solver_options}
         solver_result = solve(self.build_problem(), solver=self.solver, **options)
         return NORDICResults(self, solver_result, cov_type=cov_type, cov_kwds=cov_kwds,

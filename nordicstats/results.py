@@ -2,22 +2,19 @@
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as _dt
 import warnings
 from functools import cached_property, partial
 
 import numpy as np
 import pandas as pd
+from scipy import stats
 
-from nordicstats.bootstrap import BootstrapCovariance, bootstrap_replicates
-from nordicstats.covariance import (
-    BahadurCovariance,
-    CovarianceResult,
-    check_cov_kwds,
-    side_count_warning,
-)
-from nordicstats.data import binary_signs
+from nordicstats._summary import build_summary
+from nordicstats.covariance import FitArrays, check_cov_kwds, estimate_covariance
 from nordicstats.exceptions import InferenceWarning
+from nordicstats.hypotheses import parallel_restrictions, parse_restrictions, wald_test
 from nordicstats.solvers import solve
 from nordicstats.solvers.problem import count_crossings, predict_codes
 
@@ -229,17 +226,21 @@ class NORDICResults:
         self.cov_kwds = {} if self._cov_value is None else dict(self._cov_value.cov_kwds)
 
     @property
-    def _cov(self):
+    def covariance(self):
+        """The :class:`~nordicstats.covariance.CovarianceResult` (None without inference).
+
+        The default Bahadur covariance is computed here on first use.
+        """
         if "_cov_value" not in self.__dict__:
             self._cov_value = compute_covariance(self, self.cov_type, None, stacklevel=5)
         return self._cov_value
 
     def _require_cov(self):
-        if self._cov is None:
+        if self.covariance is None:
             fix = ("refit with cov_type='bahadur' or use get_robustcov_results()"
                    if self.model.kernel.is_linear else "they exist for kernel='linear' fits only")
             raise AttributeError(f"This fit has no covariance (cov_type=None); {fix}.")
-        return self._cov
+        return self.covariance
 
     def cov_params(self):
         """Joint covariance of all coefficients, indexed by (boundary, term) on both axes.
@@ -263,8 +264,6 @@ class NORDICResults:
     @property
     def pvalues(self):
         """Two-sided normal p-values of H0: coefficient = 0."""
-        from scipy import stats
-
         z = self.tvalues
         return pd.DataFrame(2.0 * stats.norm.sf(np.abs(z.to_numpy())), index=z.index,
                             columns=z.columns)
@@ -278,8 +277,6 @@ class NORDICResults:
 
     def conf_int(self, alpha=0.05):
         """Wald intervals beta^ -+ z_{1-alpha/2} se, rows (boundary, term), columns lower/upper."""
-        from scipy import stats
-
         if not 0 < alpha < 1:
             raise ValueError(f"The 'alpha' parameter must be in (0, 1). Got {alpha!r} instead.")
         est, se = self.params.to_numpy().T.ravel(), self.bse.to_numpy().T.ravel()
@@ -307,8 +304,6 @@ class NORDICResults:
         -------
         WaldTestResult
         """
-        from nordicstats.hypotheses import parse_restrictions, wald_test
-
         cov = self._require_cov().cov
         if isinstance(r_matrix, str) or (isinstance(r_matrix, (list, tuple)) and r_matrix
                                          and isinstance(r_matrix[0], str)):
@@ -325,8 +320,6 @@ class NORDICResults:
         The SVM analogue of the Brant test of proportional odds; uses the joint
         covariance across boundaries.  Needs K >= 3.
         """
-        from nordicstats.hypotheses import parallel_restrictions, wald_test
-
         R = parallel_restrictions(len(self.boundary_names), self.params.shape[0])
         return wald_test(self.params.to_numpy().T.ravel(), self._require_cov().cov, R,
                          labels=param_labels(self),
@@ -347,8 +340,6 @@ class NORDICResults:
         Text with ``print(res.summary())``, HTML with ``.as_html()``, LaTeX with
         ``.as_latex()``.
         """
-        from nordicstats._summary import build_summary
-
         return build_summary(self, alpha=alpha)
 
     def __repr__(self):
@@ -371,6 +362,10 @@ def _nonlinear_error(model, cov_type):
 def compute_covariance(results, cov_type=None, cov_kwds=None, stacklevel=5):
     """Covariance of the coefficients of a fitted linear NORDIC, with its guards.
 
+    Builds the arrays (:class:`~nordicstats.covariance.FitArrays`, with a refit function
+    for the bootstrap), calls :func:`~nordicstats.covariance.estimate_covariance`, adds the
+    note on binding noncrossing constraints and raises the notes as warnings.
+
     Parameters
     ----------
     results : NORDICResults
@@ -378,7 +373,7 @@ def compute_covariance(results, cov_type=None, cov_kwds=None, stacklevel=5):
         ``None`` means ``"bahadur"`` for linear fits and no covariance for kernel fits;
         ``"none"`` skips the covariance (bootstrap refits use it).
     cov_kwds : dict, optional
-        See :func:`check_cov_kwds`.
+        See :func:`~nordicstats.covariance.check_cov_kwds`.
 
     Returns
     -------
@@ -393,7 +388,7 @@ def compute_covariance(results, cov_type=None, cov_kwds=None, stacklevel=5):
     -----
     InferenceWarning
         Boundaries with a constant classifier or a near-singular H (their standard
-        errors are NaN); fewer than :data:`MIN_SIDE_COUNT` observations on a side of a
+        errors are NaN); fewer than ``MIN_SIDE_COUNT`` observations on a side of a
         boundary; noncrossing constraints active at the solution.
     """
     model = results.model
@@ -405,43 +400,25 @@ def compute_covariance(results, cov_type=None, cov_kwds=None, stacklevel=5):
         cov_type = "bahadur"
     if cov_type == "none":
         return None
-    kwds = check_cov_kwds(cov_type, cov_kwds)
+    check_cov_kwds(cov_type, cov_kwds)
     if not model.kernel.is_linear:
         raise _nonlinear_error(model, cov_type)
-    K = model.response.n_levels
-    signs = binary_signs(model.response.codes, K)
-    params = results.params.to_numpy()
-    names = list(results.boundary_names)
-    notes, bandwidths = [], None
-    if cov_type == "bahadur":
-        est = BahadurCovariance(model.exog, signs, params, **kwds)
-        bandwidths = tuple(float(h) for h in est.bandwidths)
-        notes += [n for n in (side_count_warning(signs, names), _active_note(results)) if n]
-    else:
-        reps, failed = bootstrap_replicates(
-            partial(_refit_params, _refit_spec(model), model.exog, model.response.codes),
-            model.response.codes, n_boot=kwds["n_boot"], random_state=kwds["random_state"],
-            n_jobs=kwds["n_jobs"], disable=kwds["disable"])
-        est = BootstrapCovariance(reps, failed, kwds["random_state"])
-    notes = [f"Boundary {names[k]} has no standard errors: {why}." for k, why in
-             sorted(est.degenerate.items())] + notes
+    codes = model.response.codes
+    fit = FitArrays(X=model.exog, codes=codes, params=results.params.to_numpy(),
+                    boundary_names=tuple(results.boundary_names),
+                    refit=partial(_refit_params, type(model), model._get_init_kwds(), model.exog,
+                                  codes))
+    cov = estimate_covariance(fit, cov_type, cov_kwds)
+    notes = list(cov.notes) + ([_active_note(results)] if cov_type == "bahadur" else [])
+    notes = tuple(note for note in notes if note)
     for note in notes:
         warnings.warn(note, InferenceWarning, stacklevel=stacklevel)
-    return CovarianceResult(cov=est.cov, cov_type=cov_type, cov_kwds=dict(kwds),
-                            description=est.describe(), bandwidths=bandwidths, notes=tuple(notes))
+    return dataclasses.replace(cov, notes=notes)
 
 
-def _refit_spec(model):
-    return {"method": model.method, "C": model.C, "noncrossing": model.noncrossing,
-            "penalty": model.penalty, "solver": model.solver,
-            "solver_options": dict(model.solver_options)}
-
-
-def _refit_params(spec, X, codes, idx):
-    """Refit linear NORDIC on the rows idx and return its (1 + d, K-1) coefficients."""
-    from nordicstats.model import NORDIC
-
-    res = NORDIC(codes[idx], X[idx], kernel="linear", **spec).fit(cov_type="none")
+def _refit_params(model_class, init_kwds, X, codes, idx):
+    """Refit the model on the rows idx (codes as the response) and return its coefficients."""
+    res = model_class(codes[idx], X[idx], **{**init_kwds, "order": None}).fit(cov_type="none")
     return res.params.to_numpy()
 
 
