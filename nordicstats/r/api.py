@@ -1,7 +1,8 @@
 """The Python functions the R package calls (one implementation, R only formats).
 
-Each function here is exposed to R under its own name (see
-:mod:`nordicstats.r.bridge`).  Fits are kept in a small in-process cache keyed
+The functions in :data:`API` are exposed to R under their own names; the bridge
+(:mod:`nordicstats.r.bridge`) registers them, and this module does not import it.
+Fits are kept in a small in-process cache keyed
 by a random id that the R object stores.  When the id is missing -- the R
 object came from ``readRDS()`` in a new session, or the cache evicted it --
 the R side sends the training data and options it keeps and
@@ -22,10 +23,9 @@ from collections import OrderedDict
 import numpy as np
 import pandas as pd
 
-from nordicstats.r.bridge import expose
 from nordicstats.r.convert import frame_to_matrix
 
-__all__ = ["fit_model", "refit_model", "has_fit", "forget_fits", "predict_model",
+__all__ = ["API", "fit_model", "refit_model", "has_fit", "forget_fits", "predict_model",
            "coef_table", "vcov_model", "confint_model", "echo", "theory", "FAMILIES",
            "THEORY", "CACHE_SIZE"]
 
@@ -55,7 +55,6 @@ FAMILIES = {"nordic": _nordic_class, "svr": _competitor_class("OrdinalSVR"),
             "ologit": _competitor_class("OrderedLogit")}
 
 
-@expose
 def fit_model(family, y, X, args=None, response="y", key=None):
     """Fit a model of ``family`` to an R response and design matrix.
 
@@ -91,7 +90,6 @@ def fit_model(family, y, X, args=None, response="y", key=None):
     return _describe(family, key, res)
 
 
-@expose
 def refit_model(key, state, fitted_decision):
     """Re-create the fit ``key`` from the state an R object keeps; check it is the same fit.
 
@@ -116,13 +114,11 @@ def refit_model(key, state, fitted_decision):
     return True
 
 
-@expose
 def has_fit(key):
     """True when the fit ``key`` is in this Python process's cache."""
     return key in _FITS
 
 
-@expose
 def forget_fits():
     """Empty the cache (a test hook for the readRDS path); returns how many were dropped."""
     n = len(_FITS)
@@ -146,7 +142,6 @@ def _get(key):
 
 
 # ----------------------------------------------------------------------------- results
-@expose
 def predict_model(key, X, type="class"):
     """Predictions for new rows: the user's ordered levels, or a matrix/vector.
 
@@ -165,7 +160,6 @@ def predict_model(key, X, type="class"):
     return np.asarray(out, dtype=float)
 
 
-@expose
 def coef_table(key):
     """Coefficient table for R's summary, one row per (block, term).
 
@@ -226,7 +220,6 @@ def _no_inference(res, caller):
             f"{caller} has no standard errors to use.")
 
 
-@expose
 def vcov_model(key):
     """``cov_params()`` of the fit as a matrix with the parameter names."""
     res = _get(key)
@@ -235,7 +228,6 @@ def vcov_model(key):
     return _as_matrix(res.cov_params(), "cov_params()")
 
 
-@expose
 def confint_model(key, level=0.95):
     """``conf_int(alpha = 1 - level)`` of the fit as a two-column matrix."""
     res = _get(key)
@@ -246,7 +238,6 @@ def confint_model(key, level=0.95):
     return _as_matrix(res.conf_int(alpha=1.0 - level), "conf_int()")
 
 
-@expose
 def parallel_test_model(key):
     """``test_parallel()`` of a linear NORDIC fit: statistic, df, p-value and method text."""
     test = _get(key).test_parallel()
@@ -269,7 +260,6 @@ def _as_matrix(value, what):
     raise TypeError(f"{what} returned {type(value).__name__}; the bridge expects a DataFrame.")
 
 
-@expose
 def echo(x):
     """Return ``x`` unchanged: R -> Python -> R, for the round-trip tests."""
     return x
@@ -280,7 +270,6 @@ THEORY = ("bayes_rule_ordinal", "bayes_rule_multiclass", "upper_tail", "conditio
           "prediction_risks", "loss_matrix", "fisher_consistency")
 
 
-@expose
 def theory(name, args=None):
     """Call ``nordicstats.theory.<name>(**args)``; results become plain R values."""
     from nordicstats import theory as th
@@ -410,3 +399,8 @@ def _describe_ologit(res):
 
 
 _DESCRIBE = {"nordic": _describe_nordic, "svr": _describe_svr, "ologit": _describe_ologit}
+
+
+#: The functions R calls, by their own names (registered by :mod:`nordicstats.r.bridge`).
+API = (fit_model, refit_model, has_fit, forget_fits, predict_model, coef_table, vcov_model,
+       confint_model, parallel_test_model, echo, theory)
