@@ -15,15 +15,13 @@ from nordicstats._summary import build_summary
 from nordicstats.covariance import FitArrays, check_cov_kwds, estimate_covariance
 from nordicstats.exceptions import InferenceWarning
 from nordicstats.hypotheses import parallel_restrictions, parse_restrictions, wald_test
+from nordicstats.ordinal import OrdinalResults
 from nordicstats.solvers import solve
-from nordicstats.solvers.problem import count_crossings, predict_codes
+from nordicstats.solvers.problem import count_crossings
 
 __all__ = ["NORDICResults"]
 
-_PREDICT_WHICH = ("class", "decision")
-
-
-class NORDICResults:
+class NORDICResults(OrdinalResults):
     """Results of :meth:`NORDIC.fit`.
 
     Attributes
@@ -54,21 +52,6 @@ class NORDICResults:
         self._init_covariance(cov_type, cov_kwds)
 
     # --- coefficients ------------------------------------------------------------------------
-    @property
-    def boundary_names(self):
-        """``["a|b", ...]`` names of the K-1 boundaries."""
-        return self.model.boundary_names
-
-    @property
-    def levels(self):
-        """The ordered levels of the response."""
-        return self.model.levels
-
-    @property
-    def nobs(self):
-        """Number of observations used in the fit."""
-        return self.model.nobs
-
     @property
     def objective(self):
         """Primal objective at the solution (penalty + C * hinge slacks)."""
@@ -128,50 +111,11 @@ class NORDICResults:
         return self._decision(self.model.exog)
 
     def _decision(self, X):
+        """f_k(x) = K(x, X_train) omega_k + b_k, or x'w_k + b_k for the linear kernel."""
         b = self.solver_result.intercept
         if self.model.kernel.is_linear:
             return X @ self._linear_weights() + b
         return self.model.kernel(X, self.model.exog) @ self.solver_result.dual_coef + b
-
-    def decision_function(self, X=None):
-        """Decision values f_k(x), shape (n, K-1); positive means above boundary k.
-
-        Parameters
-        ----------
-        X : array-like or DataFrame, optional
-            New covariates (raw data for formula models); default the training data.
-        """
-        if X is None:
-            return self.fittedvalues.copy()
-        return self._decision(self.model.exog_for(X))
-
-    def predict(self, X=None, which="class"):
-        """Predicted levels, or decision values.
-
-        Parameters
-        ----------
-        X : array-like or DataFrame, optional
-            New covariates; default the training data.
-        which : {"class", "decision"}, default="class"
-            ``"class"``: the user's labels (a categorical Series indexed like a
-            DataFrame ``X``, else a ``pandas.Categorical``); ``"decision"``: a
-            DataFrame of f_k(x) with one column per boundary.
-
-        Returns
-        -------
-        pandas.Categorical, pandas.Series or pandas.DataFrame
-        """
-        if which not in _PREDICT_WHICH:
-            raise ValueError(f"The 'which' parameter of predict must be one of "
-                             f"{list(_PREDICT_WHICH)}. Got {which!r} instead.")
-        F = self.decision_function(X)
-        index = X.index if isinstance(X, pd.DataFrame) else None
-        if which == "decision":
-            return pd.DataFrame(F, columns=self.boundary_names, index=index)
-        labels = self.model.response.labels(predict_codes(F))
-        if index is not None:
-            return pd.Series(labels, index=index, name=self.model.endog_names)
-        return labels
 
     def crossing_rate(self, X=None):
         """Share of rows whose sign sequence f_1, ..., f_{K-1} is not non-increasing.
@@ -284,7 +228,18 @@ class NORDICResults:
         return pd.DataFrame({"lower": est - half, "upper": est + half}, index=param_index(self))
 
     def summary_frame(self, alpha=0.05):
-        """The summary's coefficient blocks as one DataFrame indexed by (boundary, term)."""
+        """The summary's coefficient blocks as one DataFrame indexed by (boundary, term).
+
+        Columns coef, std err, z, P>|z| and the interval; a fit without a covariance
+        (kernel fits, ``cov_type="none"``) has the estimates only (``coef``: b_k, and
+        w_k for the linear kernel).
+        """
+        if self.covariance is None:
+            table = (self.params if self.model.kernel.is_linear
+                     else self.intercept.to_frame().T.rename(index={"intercept": "Intercept"}))
+            index = pd.MultiIndex.from_product([list(self.boundary_names), list(table.index)],
+                                               names=["boundary", "term"])
+            return pd.DataFrame({"coef": table.to_numpy().T.ravel()}, index=index)
         return _summary_frame(self, alpha)
 
     def wald_test(self, r_matrix, q=None):

@@ -20,6 +20,8 @@ from __future__ import annotations
 
 import inspect
 
+import pandas as pd
+
 from nordicstats.compare.base import CompetitorModel, CompetitorResults
 from nordicstats.compare.ck import ChuKeerthi, ChuKeerthiResults
 from nordicstats.compare.dr import DataReplication, DataReplicationResults
@@ -136,7 +138,7 @@ class OrdinalClassifier:
 
     def predict(self, X):
         """Predicted classes, a ``pandas.Categorical`` of the training labels."""
-        return self._fitted().predict(X)
+        return pd.Categorical(self._fitted().predict(X))
 
     def decision_function(self, X):
         """Decision values, ndarray (m, K-1)."""

@@ -143,76 +143,48 @@ def _get(key):
 
 # ----------------------------------------------------------------------------- results
 def predict_model(key, X, type="class"):
-    """Predictions for new rows: the user's ordered levels, or a matrix/vector.
+    """Predictions for new rows: ``predict(X, which=type)`` of the fit, as R values.
 
-    ``type`` is passed to the results' ``predict(X, which=type)``: ``"class"``
-    and ``"decision"`` for every family, ``"prob"`` for ``ologit`` and
-    ``"score"`` for ``svr``.
+    ``"class"`` and ``"decision"`` for every family, ``"prob"`` for ``ologit`` and
+    ``"score"`` for ``svr``; rows with a missing covariate give NA.
     """
-    res = _get(key)
-    out = res.predict(_design(X), which=type)
-    if type == "class":
-        return pd.Categorical(out)
-    if type == "decision":
-        return _boundary_matrix(res, out)
+    out = _get(key).predict(_design(X), which=type)
     if isinstance(out, pd.DataFrame):
         return frame_to_matrix(out.reset_index(drop=True))
-    return np.asarray(out, dtype=float)
+    if isinstance(out, pd.Series) and not isinstance(out.dtype, pd.CategoricalDtype):
+        return out.to_numpy(dtype=float)
+    return pd.Categorical(out)
+
+
+#: summary_frame() columns -> the names R's summary prints.
+_R_COLUMNS = {"coef": "Estimate", "std err": "Std. Error", "z": "z value", "P>|z|": "Pr(>|z|)"}
 
 
 def coef_table(key):
-    """Coefficient table for R's summary, one row per (block, term).
+    """``summary_frame()`` of the fit for R's summary, one row per (block, term).
 
     Columns ``block`` (a boundary name for NORDIC, ``"coefficients"`` or
-    ``"thresholds"`` for the ordered logit), ``term``, ``Estimate`` and, when
-    the results provide inference, ``Std. Error``, ``z value``, ``Pr(>|z|)``
-    (taken from ``bse``/``pvalues`` when the results have them, else from the
-    diagonal of ``cov_params()``).  ``note`` says why standard errors are absent.
+    ``"thresholds"`` for the ordered logit), ``term``, ``Estimate`` and, when the
+    results provide inference, ``Std. Error``, ``z value``, ``Pr(>|z|)`` -- the
+    numbers Python computed.  ``note`` says why standard errors are absent.
     """
     res = _get(key)
-    if hasattr(res, "thresholds"):  # ordered logit: beta then zeta, as polr
-        est = res.params
-        blocks = ["coefficients"] * res.coef.size + ["thresholds"] * res.thresholds.size
-        table = pd.DataFrame({"block": blocks, "term": list(map(str, est.index)),
-                              "Estimate": est.to_numpy()})
-    else:
-        table = _nordic_table(res)
-    note = None
+    frame = res.summary_frame()
+    blocks, terms = (frame.index.get_level_values(i) for i in (0, 1))
+    table = pd.DataFrame({"block": list(map(str, blocks)),
+                          "term": ["(Intercept)" if t == "Intercept" else str(t) for t in terms]})
+    for column, r_name in _R_COLUMNS.items():
+        if column in frame.columns:
+            table[r_name] = frame[column].to_numpy(dtype=float)
+    return {"table": table, "note": None if "std err" in frame.columns else _no_se_reason(res)}
+
+
+def _no_se_reason(res):
     try:
-        se = _standard_errors(res, len(table))
-    except Exception as exc:  # no inference for this fit: say why, show the estimates
-        se, note = None, str(exc)
-    if se is not None:
-        from scipy import stats
-
-        table["Std. Error"] = se
-        table["z value"] = table["Estimate"] / se
-        table["Pr(>|z|)"] = 2 * stats.norm.sf(np.abs(table["z value"]))
-    return {"table": table, "note": note}
-
-
-def _nordic_table(res):
-    params = res.params if res.model.kernel.is_linear else res.intercept.to_frame().T
-    rows = [(b, t) for b in params.columns for t in params.index]
-    return pd.DataFrame({"block": [b for b, _ in rows],
-                         "term": ["(Intercept)" if t == "Intercept" else str(t) for _, t in rows],
-                         "Estimate": params.to_numpy().T.ravel()})
-
-
-def _standard_errors(res, size):
-    kernel = getattr(res.model, "kernel", None)
-    if kernel is not None and not kernel.is_linear:
-        raise ValueError("standard errors exist for kernel = \"linear\" only; kernel fits "
-                         "have no coefficients to test.")
-    if hasattr(res, "bse"):
-        se = np.asarray(res.bse, dtype=float).T.ravel()
-    elif hasattr(res, "cov_params"):
-        se = np.sqrt(np.diag(np.asarray(res.cov_params(), dtype=float)))
-    else:
-        raise AttributeError(_no_inference(res, "summary()"))
-    if se.size != size:
-        raise ValueError(f"the results give {se.size} standard errors for {size} estimates.")
-    return se
+        res.cov_params()
+    except Exception as exc:  # the results say why they have no covariance
+        return str(exc)
+    return None
 
 
 def _no_inference(res, caller):
@@ -334,8 +306,7 @@ def _decision(res, X):
 
 
 def _boundary_matrix(res, values):
-    names = list(res.model.boundary_names)
-    return frame_to_matrix(pd.DataFrame(np.asarray(values, dtype=float), columns=names))
+    return frame_to_matrix(pd.DataFrame(values, columns=list(res.boundary_names)))
 
 
 def _describe(family, key, res):
