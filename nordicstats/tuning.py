@@ -38,15 +38,15 @@ data at every grid point.
 from __future__ import annotations
 
 import inspect
-import itertools
-import numbers
 import time
 import warnings
 from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
+from sklearn.model_selection import ParameterGrid, StratifiedKFold
 
+from nordicstats._validation import check_int
 from nordicstats.exceptions import SolverError
 from nordicstats.kernels import gamma_candidates
 
@@ -120,10 +120,8 @@ class TuningResults:
 def stratified_folds(y, n_splits=5, random_state=None):
     """Stratified k-fold partition, deterministic for a given ``random_state``.
 
-    Within each class (in level order) the members are shuffled and dealt
-    round-robin to the folds, the deal continuing from where the previous class
-    stopped, so every fold has ``floor`` or ``ceil`` of ``n_c / k`` members of
-    class ``c`` and fold sizes differ by at most one.
+    scikit-learn's ``StratifiedKFold`` with shuffling: every fold has ``floor`` or
+    ``ceil`` of ``n_c / k`` members of class ``c`` and fold sizes differ by at most one.
 
     Parameters
     ----------
@@ -144,8 +142,7 @@ def stratified_folds(y, n_splits=5, random_state=None):
     >>> [len(test) for _, test in folds]
     [3, 3]
     """
-    if isinstance(n_splits, bool) or not isinstance(n_splits, numbers.Integral) or n_splits < 2:
-        raise ValueError(f"The 'n_splits' parameter must be an int >= 2. Got {n_splits!r} instead.")
+    n_splits = check_int(n_splits, "n_splits", 2)
     codes, levels = _factorize(y)
     counts = np.bincount(codes, minlength=len(levels))
     if counts.min() < n_splits:
@@ -153,15 +150,11 @@ def stratified_folds(y, n_splits=5, random_state=None):
         raise ValueError(
             f"class {small!r} has only {counts.min()} observations, fewer than n_splits="
             f"{n_splits}; use n_splits <= {counts.min()} or the tuning-set protocol.")
-    rng = np.random.default_rng(random_state)
-    fold = np.empty(codes.size, dtype=int)
-    start = 0
-    for c in range(len(levels)):
-        members = rng.permutation(np.flatnonzero(codes == c))
-        fold[members] = (start + np.arange(members.size)) % n_splits
-        start = (start + members.size) % n_splits
-    everyone = np.arange(codes.size)
-    return [(everyone[fold != j], everyone[fold == j]) for j in range(n_splits)]
+    if isinstance(random_state, np.random.Generator):  # scikit-learn takes ints/RandomState
+        random_state = int(random_state.integers(2**32 - 1))
+    splitter = StratifiedKFold(n_splits=n_splits, shuffle=True, random_state=random_state)
+    return [(np.sort(train), np.sort(test))
+            for train, test in splitter.split(np.zeros((codes.size, 1)), codes)]
 
 
 def _factorize(y):
@@ -176,6 +169,11 @@ def _factorize(y):
 
 def make_scorer(scoring="error", levels=None):
     """Turn a criterion specification into ``(name, score(y_true, y_pred))``.
+
+    (Not scikit-learn's ``make_scorer``: its scorers are called as
+    ``scorer(estimator, X, y)`` and predict themselves, while the paper's criteria are
+    applied to predictions already made -- pooled out-of-fold predictions under CV,
+    and one prediction per ``C`` along a kernel path.)
 
     Parameters
     ----------
@@ -273,10 +271,16 @@ def _check_grid(param_grid):
 
 
 def _grid_points(grid):
-    """Grid points, gamma outermost so each kernel matrix is built once."""
+    """Column names and grid points, ``C`` innermost so that one path serves the C grid.
+
+    scikit-learn's ``ParameterGrid`` enumerates the other parameters (sorted by name).
+    """
     names = sorted(grid, key=lambda name: (name != "gamma", name))
-    return names, [dict(zip(names, values, strict=True)) for values in itertools.product(
-        *(grid[name] for name in names))]
+    others = {name: values for name, values in grid.items() if name != "C"}
+    Cs = grid.get("C", [None])
+    points = [{**point, **({} if C is None else {"C": C})}
+              for point in ParameterGrid(others) for C in Cs]
+    return names, [{name: point[name] for name in names} for point in points]
 
 
 def select_best(scores, grid):

@@ -63,7 +63,7 @@ class OrdinalSVR(CompetitorModel):
     >>> from nordicstats.datasets import make_nonlinear
     >>> X, y = make_nonlinear(60, d=3, random_state=0)
     >>> res = OrdinalSVR(y, X, gamma=0.5).fit()
-    >>> res.predict(X.iloc[:3]).categories.tolist()
+    >>> res.predict(X.iloc[:3]).cat.categories.tolist()
     [1, 2, 3]
     """
 
