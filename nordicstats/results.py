@@ -160,8 +160,6 @@ class NORDICResults(OrdinalResults):
     # fits used only for prediction (tuning, the sklearn wrapper) pay nothing and see no
     # InferenceWarning; an explicit cov_type is computed (and validated) at fit time.
     def _init_covariance(self, cov_type, cov_kwds):
-        from nordicstats.covariance import check_cov_kwds
-
         if cov_type is None and not cov_kwds and self.model.kernel.is_linear:
             self.cov_type, self.cov_kwds = "bahadur", check_cov_kwds("bahadur", None)
             return

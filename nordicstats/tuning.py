@@ -46,9 +46,13 @@ import numpy as np
 import pandas as pd
 from sklearn.model_selection import ParameterGrid, StratifiedKFold
 
+from nordicstats import metrics
 from nordicstats._validation import check_int
+from nordicstats.compare import NORDIC_METHODS, make_classifier
 from nordicstats.exceptions import SolverError
 from nordicstats.kernels import gamma_candidates
+from nordicstats.solvers import choose_solver, solve
+from nordicstats.solvers.problem import predict_codes
 
 __all__ = [
     "PAPER_C_GRID",
@@ -195,8 +199,6 @@ def make_scorer(scoring="error", levels=None):
     >>> name, score([1, 2, 3], [1, 2, 2])
     ('error', 0.3333333333333333)
     """
-    from nordicstats import metrics
-
     if callable(scoring):
         return getattr(scoring, "__name__", "custom"), scoring
     if isinstance(scoring, str):
@@ -216,8 +218,6 @@ def make_scorer(scoring="error", levels=None):
 
 def _resolve_factory(estimator):
     if isinstance(estimator, str):
-        from nordicstats.compare import make_classifier
-
         make_classifier(estimator)  # validates the name now, with compare's message
         return lambda **params: make_classifier(estimator, **params)
     if callable(estimator):
@@ -357,9 +357,6 @@ class _NordicPath:
         self.warm_start, self.previous = warm_start, None
 
     def __call__(self, C):
-        from nordicstats.solvers import choose_solver, solve
-        from nordicstats.solvers.problem import predict_codes
-
         problem = self.model.build_problem(C=C)
         options = dict(self.model.solver_options)
         solver = choose_solver(problem) if self.model.solver == "auto" else self.model.solver
@@ -374,8 +371,6 @@ class _NordicPath:
 
 
 def _uses_nordic_path(factory, grid):
-    from nordicstats.compare import NORDIC_METHODS
-
     probe = factory()
     return (getattr(probe, "name", None) in NORDIC_METHODS and hasattr(probe, "build")
             and probe.get_params().get("kernel") == "rbf" and "gamma" in grid)

@@ -23,6 +23,9 @@ from collections import OrderedDict
 import numpy as np
 import pandas as pd
 
+from nordicstats import theory as th
+from nordicstats.compare import OrderedLogit, OrdinalSVR
+from nordicstats.model import NORDIC
 from nordicstats.r.convert import frame_to_matrix
 
 __all__ = ["API", "fit_model", "refit_model", "has_fit", "forget_fits", "predict_model",
@@ -36,23 +39,8 @@ _FITS = OrderedDict()
 
 
 # ----------------------------------------------------------------------------- fitting
-def _nordic_class():
-    from nordicstats.model import NORDIC
-
-    return NORDIC
-
-
-def _competitor_class(name):
-    def load():
-        from nordicstats import compare
-
-        return getattr(compare, name)
-    return load
-
-
 #: Model families R can fit: R front end -> Python model class.
-FAMILIES = {"nordic": _nordic_class, "svr": _competitor_class("OrdinalSVR"),
-            "ologit": _competitor_class("OrderedLogit")}
+FAMILIES = {"nordic": NORDIC, "svr": OrdinalSVR, "ologit": OrderedLogit}
 
 
 def fit_model(family, y, X, args=None, response="y", key=None):
@@ -81,7 +69,7 @@ def fit_model(family, y, X, args=None, response="y", key=None):
     dict
         The fields of the R object (see :func:`_describe`).
     """
-    cls = _family(family)()
+    cls = _family(family)
     model_kw, fit_kw = _split_args(cls, args)
     model = cls(_response(y, response), _design(X), **model_kw)
     res = model.fit(**fit_kw)
@@ -244,8 +232,6 @@ THEORY = ("bayes_rule_ordinal", "bayes_rule_multiclass", "upper_tail", "conditio
 
 def theory(name, args=None):
     """Call ``nordicstats.theory.<name>(**args)``; results become plain R values."""
-    from nordicstats import theory as th
-
     if name not in THEORY:
         raise ValueError(f"unknown theory helper {name!r}; available: {list(THEORY)}.")
     out = getattr(th, name)(**dict(args or {}))
