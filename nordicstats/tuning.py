@@ -46,12 +46,11 @@ import numpy as np
 import pandas as pd
 from sklearn.model_selection import ParameterGrid, StratifiedKFold
 
-from nordicstats import metrics
+from nordicstats import metrics, solvers
 from nordicstats._validation import check_int
 from nordicstats.compare import NORDIC_METHODS, make_classifier
 from nordicstats.exceptions import SolverError
 from nordicstats.kernels import gamma_candidates
-from nordicstats.solvers import choose_solver, solve
 from nordicstats.solvers.problem import predict_codes
 
 __all__ = [
@@ -359,12 +358,14 @@ class _NordicPath:
     def __call__(self, C):
         problem = self.model.build_problem(C=C)
         options = dict(self.model.solver_options)
-        solver = choose_solver(problem) if self.model.solver == "auto" else self.model.solver
+        solver = self.model.solver
+        if solver == "auto":
+            solver = solvers.choose_solver(problem)
         if (self.warm_start and solver == "decomposition" and self.previous is not None
                 and "warm_start" not in options):
             # the dual at the previous C, rescaled by the solver (constraints are homogeneous)
             options["warm_start"] = {**self.previous[0].multipliers, "C": self.previous[1]}
-        result = solve(problem, solver=self.model.solver, **options)
+        result = solvers.solve(problem, solver=self.model.solver, **options)
         self.previous = (result, problem.C)
         F = self.gram_eval @ result.dual_coef + result.intercept
         return self.model.response.labels(predict_codes(F))
