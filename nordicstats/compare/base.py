@@ -82,6 +82,15 @@ class CompetitorResults(OrdinalResults):
         """Predicted level codes 0..K-1 (``#{k : f_k(x) >= 0}`` unless the model says otherwise)."""
         return self._codes(self.model.check_new_exog(X))
 
+    def cov_params(self):
+        """Covariance of the estimates; methods without one raise ``AttributeError`` saying so."""
+        raise AttributeError(f"{self.method_name} has no covariance of its estimates, so there "
+                             "are no standard errors, intervals or tests for it.")
+
+    def conf_int(self, alpha=0.05):
+        """Wald intervals; methods without a covariance raise ``AttributeError``."""
+        return self.cov_params()
+
     def summary_frame(self, alpha=0.05):
         """The estimates of the summary's tables, one row per (table, term), column ``coef``."""
         tables = self._summary_parts()[2]
