@@ -121,9 +121,11 @@ class NORDICResults(OrdinalResults):
         """Share of rows whose sign sequence f_1, ..., f_{K-1} is not non-increasing.
 
         A crossing row has an empty intersection of prediction sets (paper,
-        Section 3): 0 for NORDIC on its training data.
+        Section 3): 0 for NORDIC on its training data.  Rows with a missing covariate
+        are left out.
         """
-        return float(np.mean(count_crossings(self.decision_function(X))))
+        F = self.decision_function(X)
+        return float(np.mean(count_crossings(F[~np.isnan(F).any(axis=1)])))
 
     # --- price of noncrossing ----------------------------------------------------------------
     @cached_property

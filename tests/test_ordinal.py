@@ -47,6 +47,8 @@ def test_missing_covariate_gives_missing_prediction_with_index_kept(formula_fit,
     assert dec.loc["b"].isna().all() and np.isfinite(dec.drop(index="b").to_numpy()).all()
     np.testing.assert_array_equal(dec.drop(index="b").to_numpy(),
                                   formula_fit.decision_function(new.drop(index="b")))
+    if hasattr(formula_fit, "crossing_rate"):
+        assert formula_fit.crossing_rate(new) == formula_fit.crossing_rate(new.drop(index="b"))
     with pytest.raises(ValueError, match=r"missing covariate in 1 row\(s\) \(first \['b'\]\)"):
         formula_fit.predict(new, missing="raise")
     with pytest.raises(ValueError, match="'missing' parameter"):
