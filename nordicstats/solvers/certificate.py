@@ -30,11 +30,15 @@ certified by its MIP gap (:func:`certify_mip`).  A solver reports
 
 from __future__ import annotations
 
+import warnings
 from dataclasses import dataclass
 
 import numpy as np
 
-__all__ = ["Certificate", "certify", "certify_mip", "finish_status", "GAP_TOL",
+from nordicstats.exceptions import SolverLimitWarning
+from nordicstats.solvers.result import SolverResult
+
+__all__ = ["Certificate", "certify", "certify_mip", "finish_status", "certified_result", "GAP_TOL",
            "VIOLATION_TOL"]
 
 # Documented tolerances of status "optimal".
@@ -196,3 +200,25 @@ def finish_status(solver, status, certificate, detail=""):
     if detail:
         text += f" ({detail})"
     return status, f"{text}; {certificate.describe()}"
+
+
+def certified_result(problem, solver, omega, b, multipliers, status="optimal", detail="",
+                     coef=None, **fields):
+    """A :class:`SolverResult` whose status and message come from its certificate.
+
+    ``status="optimal"`` becomes ``"inaccurate"`` when the certificate fails, and any
+    status but ``"optimal"`` is announced with a :class:`SolverLimitWarning` stating
+    the gap and the violation.
+    """
+    if coef is None and problem.X is not None and omega is not None:
+        coef = problem.X.T @ omega
+    cert = certify(problem, omega, b, multipliers, coef=coef if omega is None else None)
+    status, message = finish_status(solver, status, cert, detail)
+    if status != "optimal":
+        warnings.warn(message, SolverLimitWarning, stacklevel=4)
+    info = dict(fields.pop("info", {}), certificate=cert, dual_objective=cert.dual)
+    return SolverResult(
+        dual_coef=omega, intercept=b, objective=cert.primal, solver=solver, status=status,
+        message=message, max_violation=cert.max_violation, kkt_residual=cert.gap,
+        coef=coef, multipliers=multipliers, primal_bound=cert.primal, dual_bound=cert.dual,
+        gap=cert.gap, certificate=cert, info=info, **fields)

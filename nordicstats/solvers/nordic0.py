@@ -34,8 +34,11 @@ diagonal K; G is updated from the kernel columns of the touched rows.
 
 Active set.  The multiplier of delta_J >= 0 is the f-space ordering multiplier
 psi_J = sum_{k <= J} K (omega_k - y_k alpha_k), zero on F by construction.  After
-each inner solve, increments with psi < -tol join F (the most violated first) and
-those with delta < -tol leave it; the loop ends when neither happens.  alpha
+each inner solve either the reduced optimum has increments below -tol, and the
+primal point moves towards it until the first reaches zero, which leaves F (as in
+Lawson and Hanson's NNLS, so the objective never increases and the set does not
+cycle), or increments with psi < -tol join F (the most violated first); the loop
+ends when neither happens.  alpha
 stays dual feasible throughout (its constraints do not depend on F), so each
 inner solve continues from the last point.
 
@@ -47,19 +50,16 @@ stationarity K omega_k = K y_k alpha_k + psi_k - psi_{k-1}).
 from __future__ import annotations
 
 import time
-import warnings
 
 import numpy as np
 
-from nordicstats.exceptions import SolverLimitWarning
-from nordicstats.solvers.certificate import certify, finish_status
+from nordicstats.solvers.certificate import certified_result
 from nordicstats.solvers.decomposition import (
     DualState,
     _Subproblem,
     intercepts_by_pooling,
     libsvm_start,
 )
-from nordicstats.solvers.result import SolverResult
 
 __all__ = ["solve_nordic0_active_set", "IncrementState"]
 
@@ -94,6 +94,7 @@ class IncrementState(DualState):
         self.phi = np.zeros((n, 0))
         self.gamma = np.array(gamma, dtype=float) if m > 1 else np.zeros(0)
         self.free = np.zeros((0, 2), dtype=int)  # rows (J - 1, i): 0-based increment, row
+        self.feasible = np.zeros(0)  # increments of the last feasible point, on F
         self.coupling = _bridge(m)
         self._factor_free()
         self.refresh()
@@ -184,26 +185,50 @@ class IncrementState(DualState):
 
     # --- active set -------------------------------------------------------------------------
     def update_free_set(self, tol, max_add):
-        """Drop increments below -tol, add those whose multiplier is below -tol.
+        """One active-set move on the increments (Lawson-Hanson style, no cycling).
+
+        ``self.feasible`` holds the increments of the last feasible primal point
+        (all >= 0, on F).  When the reduced optimum delta_F has entries below
+        -tol, the point moves from ``feasible`` towards delta_F until the first
+        entry reaches zero, and the entries at zero leave F; the primal objective
+        never increases.  Otherwise delta_F becomes the feasible point and the
+        increments whose multiplier psi is below -tol (the most violated first)
+        join F.
 
         Returns
         -------
         int
-            Number of changes (0 when the free set is optimal).
+            Number of entries that left or joined F (0 when F is optimal).
         """
-        keep = self.delta_free >= -tol
+        new = self.delta_free
+        negative = new < -tol
+        if negative.any():
+            old = self.feasible
+            ratio = old[negative] / (old[negative] - new[negative])
+            point = old + float(ratio.min()) * (new - old)
+            # leave F: the entries heading below zero that reached it (at least one)
+            keep = ~(negative & (point <= tol * 1e-3))
+            keep[np.flatnonzero(negative)[np.argmin(ratio)]] = False
+            point = np.maximum(point, 0.0)
+            self._set_free(self.free[keep], point[keep])
+            return int((~keep).sum())
+        self.feasible = np.maximum(new, 0.0)
         psi = self.ordering_multipliers()
         psi[self.free[:, 1], self.free[:, 0]] = 0.0
         cand = np.flatnonzero((psi < -tol).ravel())
         if cand.size > max_add:
             cand = cand[np.argpartition(psi.ravel()[cand], max_add)[:max_add]]
-        i, j = np.unravel_index(cand, psi.shape)
-        changes = int((~keep).sum()) + cand.size
-        if changes:
-            self.free = np.vstack([self.free[keep], np.column_stack([j, i])]).astype(int)
-            self._factor_free()
-            self._update()
-        return changes
+        if cand.size:
+            i, j = np.unravel_index(cand, psi.shape)
+            self._set_free(np.vstack([self.free, np.column_stack([j, i])]),
+                           np.concatenate([self.feasible, np.zeros(cand.size)]))
+        return int(cand.size)
+
+    def _set_free(self, free, feasible):
+        self.free = np.asarray(free, dtype=int).reshape(-1, 2)
+        self.feasible = np.asarray(feasible, dtype=float)
+        self._factor_free()
+        self._update()
 
 
 def _bridge(m):
@@ -221,8 +246,7 @@ class _ReducedSubproblem(_Subproblem):
         na = ai.size
         Q = st.K[np.ix_(ai, ai)] / st.m
         if st.free.size:
-            j, i = st.free[:, 0], st.free[:, 1]
-            V = st.weights[ak] * st.K[np.ix_(ai, i)]  # (na, |F|)
+            V = st.weights[ak] * st.K[np.ix_(ai, st.free[:, 1])]  # (na, |F|)
             Q = Q + V @ st.S_pinv @ V.T
         y = st.Y[ai, ak]
         H = np.zeros((self.size, self.size))
@@ -324,22 +348,11 @@ def _inner(state, b, tol, q, max_iter, it, start, time_limit):
 
 
 def _result(problem, state, status, iterations, rounds, origin, elapsed):
-    omega = state.omega()
-    b = intercepts_by_pooling(problem, state.G)
     psi = np.maximum(state.ordering_multipliers(), 0.0)
-    multipliers = {"alpha": state.alpha, "gamma": state.gamma, "psi": psi}
-    cert = certify(problem, omega, b, multipliers)
-    status, message = finish_status("active_set", status, cert,
-                                     f"{iterations} steps, {rounds} rounds, "
-                                     f"{state.free.shape[0]} free increments")
-    if status != "optimal":
-        warnings.warn(message, SolverLimitWarning, stacklevel=3)
-    return SolverResult(
-        dual_coef=omega, intercept=b, objective=cert.primal, solver="active_set",
-        status=status, message=message, iterations=iterations, time=elapsed,
-        max_violation=cert.max_violation, kkt_residual=cert.gap, gap=cert.gap,
-        primal_bound=cert.primal, dual_bound=cert.dual, multipliers=multipliers,
-        info={"certificate": cert, "start": origin, "rounds": rounds,
-              "free_increments": int(state.free.shape[0]),
-              "active_noncrossing": int(np.sum(psi > 1e-8))},
-    )
+    return certified_result(
+        problem, "active_set", state.omega(), intercepts_by_pooling(problem, state.G),
+        {"alpha": state.alpha, "gamma": state.gamma, "psi": psi}, status=status,
+        detail=f"{iterations} steps, {rounds} rounds, {state.free.shape[0]} free increments",
+        iterations=iterations, time=elapsed,
+        info={"start": origin, "rounds": rounds, "free_increments": int(state.free.shape[0]),
+              "active_noncrossing": int(np.sum(psi > 1e-8))})
