@@ -27,7 +27,8 @@ c(J, J') = min(J, J') - J J' / m (m = K-1) and
 
 the dual in (alpha, gamma) is max e'alpha - 1/2 sum_k omega_k' G_k subject to
 y_k'alpha_k + gamma_k - gamma_{k-1} = 0, 0 <= alpha <= U, gamma >= 0, with
-Hessian Q = (1/m) 1 1' (x) K + V S^+ V' (V: the coefficients of delta_F in G).
+Hessian Q = (1/m) 1 1' (x) K + V S^+ V' (V: the coefficients of delta_F in G;
+S^+ = Z Z' from S's positive eigenvalues, so Q stays positive semi-definite).
 Its gradient is y * G - 1, as for an SVM, so the working-set steps of
 :mod:`nordicstats.solvers.decomposition` apply with Q in place of the block
 diagonal K; G is updated from the kernel columns of the touched rows.
@@ -67,8 +68,9 @@ DEFAULT_TOL = 1e-8
 DEFAULT_MAX_ITER = 20000
 # increments added to the free set per round: at most this many, or n / 20
 DEFAULT_MAX_ADD = 50
-# relative eigenvalue cut-off of the pseudo-inverse of S
-_PINV_RCOND = 1e-13
+# relative eigenvalue cut-off of the pseudo-inverse of S (directions below it are left
+# out of the free set; the certificate checks the answer either way)
+_PINV_RCOND = 1e-11
 
 
 class IncrementState(DualState):
@@ -105,8 +107,11 @@ class IncrementState(DualState):
         j, i = self.free[:, 0], self.free[:, 1]
         m = self.m
         S = self.coupling[np.ix_(j, j)] * self.K[np.ix_(i, i)]
-        self.S_pinv = np.linalg.pinv(S, rcond=_PINV_RCOND, hermitian=True) if j.size \
-            else np.zeros((0, 0))
+        # S^+ = Z Z' from the positive eigenvalues: the Hessian correction (V Z)(V Z)'
+        # is then positive semi-definite by construction, whatever the rounding in S
+        lam, vec = np.linalg.eigh(S) if j.size else (np.zeros(0), np.zeros((0, 0)))
+        keep = lam > _PINV_RCOND * max(float(lam.max(initial=0.0)), 1e-300)
+        self.S_root = vec[:, keep] / np.sqrt(lam[keep])
         # weight of delta_(J, i) in G_k: [J >= k] - J / m  (1-based J = j + 1, k = 1..m)
         J = j + 1
         k = np.arange(1, m + 1)
@@ -123,7 +128,8 @@ class IncrementState(DualState):
         cum = np.cumsum(self.Hk, axis=1)[:, :-1]  # sum_{k <= J} H_k, J = 1..m-1
         self.Ka = cum - np.outer(total, np.arange(1, m) / m)
         j, i = self.free[:, 0], self.free[:, 1]
-        self.delta_free = self.S_pinv @ self.Ka[i, j] if j.size else np.zeros(0)
+        self.delta_free = self.S_root @ (self.S_root.T @ self.Ka[i, j]) if j.size \
+            else np.zeros(0)
         self.G = np.repeat(total[:, None] / m, m, axis=1)
         if j.size:
             Kd = self.K[:, i] * self.delta_free  # columns K e_i delta_(J, i)
@@ -246,8 +252,8 @@ class _ReducedSubproblem(_Subproblem):
         na = ai.size
         Q = st.K[np.ix_(ai, ai)] / st.m
         if st.free.size:
-            V = st.weights[ak] * st.K[np.ix_(ai, st.free[:, 1])]  # (na, |F|)
-            Q = Q + V @ st.S_pinv @ V.T
+            R = (st.weights[ak] * st.K[np.ix_(ai, st.free[:, 1])]) @ st.S_root  # V Z
+            Q = Q + R @ R.T
         y = st.Y[ai, ak]
         H = np.zeros((self.size, self.size))
         H[:na, :na] = y[:, None] * Q * y[None, :]
