@@ -42,9 +42,11 @@ SOLVERS = {
 
 # solver="auto" keeps quadprog (the exact dense reference) while n(K-1) is at most this;
 # above it, linear problems go to the sparse primal (PIQP, when installed) and the
-# others to the decomposition solver.  quadprog's cost grows like (n(K-1))^3.5:
-# ~0.1 s at n(K-1) = 200, ~10 s at 800 (shared/notes/solvers.md).
-AUTO_QUADPROG_MAX_ROWS = 200
+# others to the decomposition solver.  Measured (benchmarks/bench_nordic0.py --part auto,
+# docs/notes/solvers.md): the decomposition solver is as fast as quadprog at
+# n(K-1) = 40 and faster from 60 on (BSVM 0.009 vs 0.030 s, NORDIC-1 0.018 vs
+# 0.126 s at n(K-1) = 100; quadprog grows like (n(K-1))^3.5).
+AUTO_QUADPROG_MAX_ROWS = 40
 # Linear problems go to the sparse primal (PIQP) above this many rows n(K-1); it
 # returns w (coef) and no dual_coef, and never needs the n x n Gram matrix.
 AUTO_PRIMAL_MIN_ROWS = 4000
