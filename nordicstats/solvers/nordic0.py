@@ -178,7 +178,8 @@ class IncrementState(DualState):
         self.alpha[ai, ak] += change
         for k in np.unique(ak):
             sel = ak == k
-            self.Hk[:, k] += self.K[:, ai[sel]] @ (self.Y[ai[sel], k] * change[sel])
+            # rows of the symmetric K: a contiguous gather, faster than its columns
+            self.Hk[:, k] += (self.Y[ai[sel], k] * change[sel]) @ self.K[ai[sel]]
 
     def rebalance(self):
         """Restore y_k'alpha_k + gamma_k - gamma_{k-1} = 0 after clipping (one free alpha)."""
@@ -272,8 +273,10 @@ def solve_nordic0_active_set(problem, tol=DEFAULT_TOL, working_set=None, max_add
     tol : float, default=1e-8
         KKT tolerance in decision-value units (margins, ordering multipliers).
     working_set : int, optional
-        Alphas taken from each end of each boundary's score ordering;
-        default ``min(60, 20 + n // 250)``.
+        Alphas taken from each end of each boundary's score ordering; default
+        ``max(8, 40 // (K-1))``, i.e. sub-problems of about 80 alphas (n = 2,000:
+        K = 3 took 1.26 s with 20 against 1.75 s with 28 and 3.9 s with 8; K = 5
+        3.5 s with 12 (10 by default) against 10 s with 28).
     max_add : int, optional
         Increments added to the free set per round; default ``max(50, n // 20)``.
     max_iter : int, default=20000
@@ -296,7 +299,7 @@ def solve_nordic0_active_set(problem, tol=DEFAULT_TOL, working_set=None, max_add
         raise ValueError("solver='active_set' handles method='nordic0' with penalty 'l2'; got "
                          f"method={problem.method!r}, penalty={problem.penalty!r}.")
     n, m = problem.signs.shape
-    working_set = min(60, 20 + n // 250) if working_set is None else working_set
+    working_set = max(8, 40 // m) if working_set is None else working_set
     max_add = max(DEFAULT_MAX_ADD, n // 20) if max_add is None else max_add
     for name, value in (("tol", tol), ("working_set", working_set), ("max_add", max_add),
                         ("max_iter", max_iter)):
