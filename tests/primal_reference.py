@@ -5,7 +5,8 @@ code under test:
 
 * eq. (primal_problem): min sum_k 1/2 omega_k' K omega_k + C sum xi_k,
 * hinge constraints (primal_constraint1-2),
-* NORDIC-0: b_k >= b_{k+1}, omega_k >= omega_{k+1} (constraint_b, constraint_omega);
+* NORDIC-0: b_k >= b_{k+1}, omega_k >= omega_{k+1} (constraint_b, constraint_omega),
+  handed to Clarabel directly (:func:`_nordic0_clarabel`);
 * NORDIC-1 separate: b_k >= b_{k+1}, K omega_k >= K omega_{k+1} (primal_constraint3-4);
 * NORDIC-1 joint / linear NORDIC: f_k(x_i) >= f_{k+1}(x_i) (Section 5.2).
 """
@@ -22,23 +23,15 @@ def solve_primal(problem):
     if problem.method == "nordic0":
         return _nordic0_clarabel(problem)
     b = cp.Variable(m)
-    if problem.method == "nordic0":
-        # omega itself is constrained: keep it as the variable (K nonsingular here)
-        omega = cp.Variable((n, m))
-        eig, vec = np.linalg.eigh(problem.gram)
-        G = problem.gram @ omega
-        penalty = 0.5 * cp.sum_squares((vec * np.sqrt(np.clip(eig, 0, None))).T @ omega)
-        constraints = [omega[:, :-1] >= omega[:, 1:], b[:-1] >= b[1:]]
-    else:
-        # K omega_k = R u_k with K = R R' (R: eigenvectors times root eigenvalues), so the
-        # penalty 1/2 omega' K omega is 1/2 ||u||^2; this is better conditioned than K omega.
-        eig, vec = np.linalg.eigh(problem.gram)
-        keep = eig > 1e-11 * eig[-1]
-        root = vec[:, keep] * np.sqrt(eig[keep])
-        u = cp.Variable((root.shape[1], m))
-        G = root @ u
-        penalty = 0.5 * cp.sum_squares(u)
-        constraints = []
+    # K omega_k = R u_k with K = R R' (R: eigenvectors times root eigenvalues), so the
+    # penalty 1/2 omega' K omega is 1/2 ||u||^2; this is better conditioned than K omega.
+    eig, vec = np.linalg.eigh(problem.gram)
+    keep = eig > 1e-11 * eig[-1]
+    root = vec[:, keep] * np.sqrt(eig[keep])
+    u = cp.Variable((root.shape[1], m))
+    G = root @ u
+    penalty = 0.5 * cp.sum_squares(u)
+    constraints = []
     F = G + np.ones((n, 1)) @ cp.reshape(b, (1, m), order="C")
     objective = penalty + problem.C * cp.sum(cp.pos(1 - cp.multiply(problem.signs, F)))
     if problem.method == "nordic1" and problem.noncrossing == "joint":
