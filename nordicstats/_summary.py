@@ -113,9 +113,11 @@ def _coefficient_tables(results, alpha):
 def _notes(results):
     sr = results.solver_result
     price = results.price_of_noncrossing
+    cert = getattr(sr, "certificate", None)
+    primal = sr.max_violation if cert is None else cert.primal_violation
     lines = [
         f"Training crossing rate: {results.crossing_rate():.4f}; largest noncrossing-constraint "
-        f"violation {sr.max_violation:.2g}.",
+        f"violation {primal:.2g}.",
     ]
     active = sr.info.get("active_noncrossing")
     if active is not None and results.model.method != "bsvm":
@@ -130,8 +132,7 @@ def _notes(results):
             f"{price['bsvm_objective']:.6g} ({shown}); the separate "
             f"SVMs cross on {100 * price['bsvm_crossing_rate']:.1f}% of training rows."
         )
-    if np.isfinite(sr.kkt_residual):
-        lines.append(f"KKT residual (relative duality gap or MIP gap): {sr.kkt_residual:.2g}.")
+    lines.append(_certificate_line(sr))
     if sr.status != "optimal":
         lines.append(f"WARNING: the solver stopped with status '{sr.status}' ({sr.message}); "
                      f"the relative gap is {_fmt(sr.gap)}.")
@@ -139,6 +140,15 @@ def _notes(results):
         lines.append("K = 2: a single boundary, i.e. an ordinary SVM; noncrossing is void.")
     lines.extend(summary_notes(results))  # inference (issue 4)
     return lines
+
+
+def _certificate_line(sr):
+    """The optimality certificate (gap and largest violation) of any solver's answer."""
+    cert = getattr(sr, "certificate", None)
+    if cert is None:  # results pickled before certificates existed
+        return (f"Certificate: relative gap {_fmt(sr.gap)}, largest violation "
+                f"{sr.max_violation:.2g}.")
+    return f"Certificate: {cert.describe()}."
 
 
 def _fmt(value):

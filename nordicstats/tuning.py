@@ -29,8 +29,9 @@ For the NORDIC methods (``bsvm``, ``nordic0``, ``nordic1``, ``nordic2``) the
 model, its training kernel matrix and the kernel matrix between the evaluation
 and training rows are built once per width and fold and reused along the ``C``
 grid: each ``C`` only re-solves the problem (:func:`nordicstats.solvers.solve`).
-The decomposition solver (BSVM and NORDIC-1 above 200 dual rows) is warm-started
-from the solution at the previous ``C`` (quadprog and SCIP have no warm start).  The
+The decomposition solver (BSVM and NORDIC-1 above 40 dual rows) and NORDIC-0's
+active-set solver are warm-started from the solution at the previous ``C``
+(quadprog and SCIP have no warm start).  The
 competitors (libsvm-based SVR and DR, CK, ordered logit) are refitted from the
 data at every grid point.
 """
@@ -361,7 +362,8 @@ class _NordicPath:
         solver = self.model.solver
         if solver == "auto":
             solver = solvers.choose_solver(problem)
-        if (self.warm_start and solver == "decomposition" and self.previous is not None
+        if (self.warm_start and solver in ("decomposition", "active_set")
+                and self.previous is not None
                 and "warm_start" not in options):
             # the dual at the previous C, rescaled by the solver (constraints are homogeneous)
             options["warm_start"] = {**self.previous[0].multipliers, "C": self.previous[1]}
@@ -438,7 +440,8 @@ def tune(estimator, X, y, *, param_grid=None, X_tune=None, y_tune=None, cv=None,
         Refit on ``(X, y)`` with the selected parameters and ``kernel="rbf"``.
     warm_start : bool, default=True
         Along the C grid, start the decomposition solver (BSVM and NORDIC-1 with
-        more than 200 dual rows) from the solution at the previous C.  The
+        more than 40 dual rows) and NORDIC-0's active-set solver from the
+        solution at the previous C.  The
         answer is the same optimum to the solver's tolerance; the refit always
         starts cold.
 

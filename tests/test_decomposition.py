@@ -194,7 +194,7 @@ def test_choose_solver_by_size():
     assert choose_solver(big) == ("primal" if importlib.util.find_spec("piqp") else
                                   "decomposition")
     nordic0 = make_problem(AUTO_QUADPROG_MAX_ROWS, 3, method="nordic0")
-    assert choose_solver(nordic0) == "quadprog"
+    assert choose_solver(nordic0) == "active_set"
     res = solve(large)
     assert res.solver == "decomposition"
 

@@ -7,12 +7,15 @@ method      solvers
 =========== =============================================================
 bsvm        ``"quadprog"`` (dual), ``"decomposition"``, ``"primal"`` (linear, PIQP)
 nordic1     ``"quadprog"`` (the paper's Wolfe dual), ``"decomposition"``, ``"primal"``
-nordic0     ``"quadprog"`` (primal QP)
+nordic0     ``"active_set"`` (exact: increments + decomposition dual), ``"quadprog"``
+            (primal QP with a ridge; the reference, inexact on ill-conditioned K)
 nordic2     ``"scip"`` (mixed-integer program through pyscipopt)
 =========== =============================================================
 
 Solver modules register themselves in :data:`SOLVERS` lazily, so optional
-dependencies (pyscipopt) load only when used.
+dependencies (pyscipopt) load only when used.  Every result carries a certificate
+(:mod:`nordicstats.solvers.certificate`): ``status == "optimal"`` only when the
+relative gap is at most 1e-6 and the largest violation at most 1e-7.
 """
 
 from __future__ import annotations
@@ -34,13 +37,16 @@ SOLVERS = {
     "decomposition": ("nordicstats.solvers.decomposition", "solve_dual_decomposition",
                       ("bsvm", "nordic1")),
     "primal": ("nordicstats.solvers.linear_primal", "solve_linear_primal", ("bsvm", "nordic1")),
+    "active_set": ("nordicstats.solvers.nordic0", "solve_nordic0_active_set", ("nordic0",)),
 }
 
 # solver="auto" keeps quadprog (the exact dense reference) while n(K-1) is at most this;
 # above it, linear problems go to the sparse primal (PIQP, when installed) and the
-# others to the decomposition solver.  quadprog's cost grows like (n(K-1))^3.5:
-# ~0.1 s at n(K-1) = 200, ~10 s at 800 (shared/notes/solvers.md).
-AUTO_QUADPROG_MAX_ROWS = 200
+# others to the decomposition solver.  Measured (benchmarks/bench_nordic0.py --part auto,
+# docs/notes/solvers.md): the decomposition solver is as fast as quadprog at
+# n(K-1) = 40 and faster from 60 on (BSVM 0.009 vs 0.030 s, NORDIC-1 0.018 vs
+# 0.126 s at n(K-1) = 100; quadprog grows like (n(K-1))^3.5).
+AUTO_QUADPROG_MAX_ROWS = 40
 # Linear problems go to the sparse primal (PIQP) above this many rows n(K-1); it
 # returns w (coef) and no dual_coef, and never needs the n x n Gram matrix.
 AUTO_PRIMAL_MIN_ROWS = 4000
@@ -49,7 +55,7 @@ AUTO_PRIMAL_MIN_ROWS = 4000
 def choose_solver(problem):
     """The solver ``solver="auto"`` picks for this problem (by method and size).
 
-    * ``nordic2``: ``"scip"``; ``nordic0``: ``"quadprog"``;
+    * ``nordic2``: ``"scip"``; ``nordic0``: ``"active_set"``;
     * ``bsvm``/``nordic1`` with n(K-1) <= :data:`AUTO_QUADPROG_MAX_ROWS`: ``"quadprog"``;
     * linear problems with n(K-1) > :data:`AUTO_PRIMAL_MIN_ROWS`: ``"primal"`` (sparse
       QP in w with PIQP) when PIQP is installed;
@@ -62,7 +68,9 @@ def choose_solver(problem):
     """
     if problem.method == "nordic2":
         return "scip"
-    if problem.method == "nordic0" or problem.penalty != "l2":
+    if problem.method == "nordic0":
+        return "active_set"
+    if problem.penalty != "l2":
         return "quadprog"
     if problem.n * problem.n_boundaries <= AUTO_QUADPROG_MAX_ROWS:
         return "quadprog"
