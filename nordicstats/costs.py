@@ -51,7 +51,7 @@ def _row_names(cost):
     return [f"row {i}" for i in range(np.shape(cost)[0])] if np.ndim(cost) == 2 else []
 
 
-def check_cost_matrix(cost, name="cost"):
+def check_cost_matrix(cost, name="cost", n_levels=None):
     """Validate an ordinal cost matrix and return it as a float array.
 
     Parameters
@@ -63,6 +63,8 @@ def check_cost_matrix(cost, name="cost"):
         order (align it to the model's levels before calling).
     name : str, default="cost"
         Argument name used in error messages.
+    n_levels : int, optional
+        Required number of levels K.
 
     Returns
     -------
@@ -71,7 +73,8 @@ def check_cost_matrix(cost, name="cost"):
     Raises
     ------
     ValueError
-        Not numeric, not square, fewer than 2 levels, non-finite or negative
+        Not numeric, not square, fewer than 2 levels, not ``n_levels`` levels,
+        non-finite or negative
         entries, a nonzero diagonal, or a row that decreases away from the
         diagonal (the message names the offending row and its values).
 
@@ -97,6 +100,9 @@ def check_cost_matrix(cost, name="cost"):
         raise ValueError(f"{name} must be a square K x K matrix with K >= 2 levels "
                          f"(row = true level, column = predicted level); got shape "
                          f"{matrix.shape}.")
+    if n_levels is not None and matrix.shape[0] != n_levels:
+        raise ValueError(f"{name} must be ({n_levels}, {n_levels}), one row and column per "
+                         f"level; got shape {matrix.shape}.")
     if not np.all(np.isfinite(matrix)) or np.any(matrix < 0):
         raise ValueError(f"{name} must hold finite nonnegative costs; got {matrix.tolist()}.")
     rows = _row_names(cost)
