@@ -175,7 +175,9 @@ def test_from_r(renderer):
     ok, reason = renderer.r_available()
     if not ok:
         pytest.skip(f"R vignette not run: {reason}")
-    env = {**os.environ, "NORDICSTATS_VIGNETTE_SIZE": "small", "OMP_NUM_THREADS": "1"}
+    # this interpreter, not the one recorded when the R package was installed
+    env = {**os.environ, "NORDICSTATS_VIGNETTE_SIZE": "small", "OMP_NUM_THREADS": "1",
+           "NORDICSTATS_PYTHON": sys.executable}
     proc = subprocess.run(["Rscript", str(VIGNETTES / "from-r.R")], capture_output=True,
                           text=True, env=env, cwd=ROOT, timeout=600)
     assert proc.returncode == 0, proc.stderr[-3000:]
