@@ -14,12 +14,12 @@ Every method is tuned on the tuning set over C in 2^-4..2^4 and the widths at th
 pairwise-distance quantiles.  Rows are appended to ``benchmarks/results/<study>.jsonl`` as they
 finish; rerunning the same command resumes (finished rows are skipped; failed rows are
 retried and keep their row until then).  Tasks run replication by replication, cheapest
-designs first; the methods in ``--defer`` (default NORDIC-0, the slowest) run after all the
-other methods' rows, so those accumulate first.
+designs first; the methods in ``--defer`` (default none) run after all the other methods'
+rows, so those accumulate first.
 
 Run from the repository root::
 
-    nice -n 10 python -m benchmarks.paper_studies balance --reps 100 --n-jobs 1
+    nice -n 19 python -m benchmarks.paper_studies balance --reps 100 --n-jobs 2
     python -m benchmarks.paper_studies report        # figures + REPLICATION.md from the rows
 
 Prints the wall time, the task seconds per method and the load average.
@@ -65,7 +65,7 @@ def parse_args(argv=None):
                         help="study to run, or 'report' (figures and REPLICATION.md only)")
     parser.add_argument("--reps", type=int, default=100, help="replications (paper: 100)")
     parser.add_argument("--methods", nargs="+", default=None, help="subset of the methods")
-    parser.add_argument("--defer", nargs="*", default=["NORDIC-0"],
+    parser.add_argument("--defer", nargs="*", default=[],
                         help="methods run after all rows of the others")
     parser.add_argument("--sizes", type=int, nargs="+", default=None, help="balance: n values")
     parser.add_argument("--dims", type=int, nargs="+", default=None, help="simulations: d")

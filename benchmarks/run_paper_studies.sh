@@ -1,13 +1,17 @@
 #!/bin/sh
-# Run (or resume) the three studies with one worker at low priority: first every method but
-# NORDIC-0 (the slowest) in every study, then NORDIC-0.  Rerun the same command to resume.
+# Run (or resume) the three studies at low priority with two workers and one BLAS thread:
+# the balance scale (Section 7) at the paper's 100 splits, then the two simulations
+# (Sections 6.1, 6.2) in stages of 20, 50 and 100 replications so that both studies have
+# rows early.  Rerun the same command to resume; finished rows are skipped.
 cd "$(dirname "$0")/.." || exit 1
 PY=${PYTHON:-python}
-for study in balance nonlinear donut; do
-    $PY -m benchmarks.paper_studies $study --reps 100 --n-jobs 1 --no-progress \
-        --methods NORDIC-1 NORDIC-2 BSVM DR CK SVR OLR || exit 1
-done
-for study in balance nonlinear donut; do
-    $PY -m benchmarks.paper_studies $study --reps 100 --n-jobs 1 --no-progress || exit 1
+JOBS=${JOBS:-2}
+export OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 MKL_NUM_THREADS=1
+$PY -m benchmarks.paper_studies balance --reps 100 --n-jobs "$JOBS" --no-progress || exit 1
+for reps in 20 50 100; do
+    for study in nonlinear donut; do
+        $PY -m benchmarks.paper_studies $study --reps $reps --n-jobs "$JOBS" --no-progress \
+            || exit 1
+    done
 done
 $PY -m benchmarks.paper_studies report

@@ -20,7 +20,11 @@ not depend on ``n_jobs``, the backend or the order in which tasks finish.
 Each row holds the design's parameters (``n``; ``d``, ``sigma``), the selected
 ``C`` and ``gamma``, the tuning score, the test ``error``, ``mae`` and (with a
 cost matrix) ``weighted_error``, the test ``confusion`` counts (rows = true,
-columns = predicted), the timings and a ``status``/``message``.
+columns = predicted), the timings and a ``status``/``message``.  Solver
+certificates: ``solver_status`` and ``solver_gap`` of the refit (NORDIC methods;
+``"optimal"`` only when certified, None for the competitors) and
+``solver_warnings``, the number of fits of the task (tuning grid and refit)
+that stopped with a :class:`~nordicstats.exceptions.SolverLimitWarning`.
 """
 
 from __future__ import annotations
@@ -39,7 +43,7 @@ import pandas as pd
 from nordicstats import datasets, metrics
 from nordicstats.compare import make_classifier
 from nordicstats.datasets import load_balance_scale, stratified_split
-from nordicstats.exceptions import missing_dependency
+from nordicstats.exceptions import SolverLimitWarning, missing_dependency
 from nordicstats.tuning import PAPER_C_GRID, PAPER_WIDTH_QUANTILES, default_grid, tune
 
 __all__ = [
@@ -74,7 +78,8 @@ KEY = ("design", "method", "rep")
 _TIMING_COLUMNS = ("tune_time", "fit_time", "total_time")
 _RESERVED = {"design", "method", "rep", "seed", "config", "C", "gamma", "tuning_score",
              "error", "mae", "weighted_error", "confusion", "levels", "n_train", "n_tune",
-             "n_test", "status", "message", "warnings", "traceback", *_TIMING_COLUMNS}
+             "n_test", "status", "message", "warnings", "traceback", "solver_status",
+             "solver_gap", "solver_warnings", *_TIMING_COLUMNS}
 
 
 @dataclass(frozen=True)
@@ -243,6 +248,8 @@ def run_task(design, method, rep, seed, scoring="error", costs=None, cv=None,
             row.update(status="failed", message=f"{type(exc).__name__}: {exc}",
                        traceback=traceback.format_exc(limit=5))
     row["warnings"] = sorted({f"{w.category.__name__}: {str(w.message)[:200]}" for w in caught})
+    # fits (tuning grid or refit) whose solver stopped without a certificate
+    row["solver_warnings"] = sum(issubclass(w.category, SolverLimitWarning) for w in caught)
     row["total_time"] = time.perf_counter() - start
     return row
 
@@ -258,9 +265,11 @@ def _tune_and_test(split, method, scoring, costs, cv, cv_seed, C_grid, width_qua
                refit=False)
     tune_time = time.perf_counter() - start
     start = time.perf_counter()
-    pred = method.factory(**res.best_params).fit(split.X_train, split.y_train).predict(
-        split.X_test)
+    fitted = method.factory(**res.best_params).fit(split.X_train, split.y_train)
+    pred = fitted.predict(split.X_test)
     fit_time = time.perf_counter() - start
+    # the refit's certificate (NORDIC methods; competitors have no SolverResult)
+    solver_result = getattr(getattr(fitted, "results_", None), "solver_result", None)
     levels = list(split.y_test.cat.categories)
     out = {"n_train": len(split.y_train), "n_tune": 0 if split.y_tune is None or not holdout
            else len(split.y_tune), "n_test": len(split.y_test),
@@ -272,7 +281,9 @@ def _tune_and_test(split, method, scoring, costs, cv, cv_seed, C_grid, width_qua
         out["weighted_error"] = metrics.weighted_error(split.y_test, pred, costs)
     counts = metrics.confusion_matrix(split.y_test, pred, labels=levels)
     out.update(confusion=counts.to_numpy().tolist(), levels=[str(v) for v in levels],
-               tune_time=tune_time, fit_time=fit_time)
+               tune_time=tune_time, fit_time=fit_time,
+               solver_status=None if solver_result is None else solver_result.status,
+               solver_gap=np.nan if solver_result is None else float(solver_result.gap))
     return out
 
 
