@@ -537,22 +537,43 @@ def _build_model(scip, problem, design, formulation, upper):
     if design.l1:  # omega = theta+ - theta-, each at most the penalty, so at most U
         h["tp"] = model.addMatrixVar((p, m), name="tp", lb=0.0, ub=upper, obj=1.0)
         h["tm"] = model.addMatrixVar((p, m), name="tm", lb=0.0, ub=upper, obj=1.0)
-        linear = design.Z @ h["tp"] - design.Z @ h["tm"]
+        parts = [(h["tp"], 1.0), (h["tm"], -1.0)]
     else:  # epigraph s_k >= ||theta_k||^2; |theta| <= sqrt(2U) at an optimum
         radius = float(np.sqrt(2.0 * upper))
         h["theta"] = model.addMatrixVar((p, m), name="theta", lb=-radius, ub=radius)
         h["s"] = model.addMatrixVar((p, m), name="s", lb=0.0, obj=0.5)
         model.addMatrixCons(h["s"] >= h["theta"] * h["theta"])
-        linear = design.Z @ h["theta"]
+        parts = [(h["theta"], 1.0)]
     h["b"] = model.addMatrixVar(m, name="b", lb=-b_bound, ub=b_bound)
     h["F"] = model.addMatrixVar((n, m), name="f", lb=-f_bound, ub=f_bound)
     h["xi"] = model.addMatrixVar((n, m), name="xi", lb=0.0, obj=problem.C)
-    for k in range(m):
-        model.addMatrixCons(h["F"][:, k] - linear[:, k] - h["b"][k] == 0.0)
+    _add_value_rows(model, h, design.Z, parts)
     model.addMatrixCons(problem.signs * h["F"] + h["xi"] >= 1.0)
     if m > 1:
         _add_logic(model, h, formulation, f_bound)
     return model, h
+
+
+def _add_value_rows(model, h, Z, parts):
+    """The rows f_ik - sum_j Z_ij theta_jk - b_k = 0, theta = sum of sign * variables.
+
+    Each row's expression is built from a dict of terms: a dense ``Z @ variables``
+    on pyscipopt's object arrays took ~4x longer (0.6 s per model at n = 208).
+    """
+    from pyscipopt.scip import Expr, Term
+
+    Z = np.asarray(Z, dtype=float)
+    for k in range(h["F"].shape[1]):
+        columns = [([Term(v) for v in variables[:, k]], sign) for variables, sign in parts]
+        b_term = Term(h["b"][k])
+        for i in range(Z.shape[0]):
+            row = Z[i]
+            terms = {}
+            for keys, sign in columns:
+                terms.update(zip(keys, (-sign * row).tolist(), strict=True))
+            terms[Term(h["F"][i, k])] = 1.0
+            terms[b_term] = -1.0
+            model.addCons(Expr(terms) == 0.0)
 
 
 def _add_logic(model, h, formulation, f_bound):
