@@ -45,12 +45,11 @@ from nordicstats.replication import (  # noqa: E402
     draw_figures,
     replication_report,
     study_spec,
+    timing_summary,
 )
 from nordicstats.tuning import PAPER_C_GRID, PAPER_WIDTH_QUANTILES  # noqa: E402
 
 RESULTS = Path(__file__).resolve().parent / "results"
-#: Wall-time targets of the full studies on this 2-core machine.
-TARGET_MINUTES = {"balance": 15, "nonlinear": 60, "donut": 60}
 
 
 def spec_name(table):
@@ -143,11 +142,10 @@ def print_summary(table, methods, start, load_before, run_rows):
         per = run_rows.groupby("method")["total_time"].agg(["count", "sum", "mean"])
         print("\nTask seconds per method in this run (count, total, mean per task):")
         print(per.reindex(methods).dropna().round(2).to_string())
-    per_rep = ok.groupby(["design", "method"])["total_time"].mean().sum()
-    target = TARGET_MINUTES[spec_name(table)]
-    print(f"\nOne replication of every cell: {per_rep:.0f} task-seconds; 100 replications on "
-          f"2 workers: ~{per_rep * 100 / 2 / 60:.0f} min wall (target {target} min; measured "
-          f"at the load above)")
+    timing = timing_summary(table, study_spec(spec_name(table)))
+    print(f"\nOne replication of every cell: {timing['per_replication']:.0f} task-seconds; "
+          f"100 replications on 2 workers: ~{timing['wall_minutes']:.0f} min wall (target "
+          f"{timing['target_minutes']:g} min; measured at the load above)")
     print("\nMean task seconds per design and method (all rows):")
     print(ok.pivot_table(index="design", columns="method", values="total_time", sort=False)
           .reindex(columns=methods).round(2).to_string())

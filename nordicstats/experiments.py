@@ -24,7 +24,8 @@ columns = predicted), the timings and a ``status``/``message``.  Solver
 certificates: ``solver_status`` and ``solver_gap`` of the refit (NORDIC methods;
 ``"optimal"`` only when certified, None for the competitors) and
 ``solver_warnings``, the number of fits of the task (tuning grid and refit)
-that stopped with a :class:`~nordicstats.exceptions.SolverLimitWarning`.
+that stopped with a :class:`~nordicstats.exceptions.SolverLimitWarning`; ``load``,
+the 1-minute load average when the task finished (timings on a shared machine).
 """
 
 from __future__ import annotations
@@ -75,7 +76,7 @@ PAPER_METHODS = {
 }
 
 KEY = ("design", "method", "rep")
-_TIMING_COLUMNS = ("tune_time", "fit_time", "total_time")
+_TIMING_COLUMNS = ("tune_time", "fit_time", "total_time", "load")  # vary between runs
 _RESERVED = {"design", "method", "rep", "seed", "config", "C", "gamma", "tuning_score",
              "error", "mae", "weighted_error", "confusion", "levels", "n_train", "n_tune",
              "n_test", "status", "message", "warnings", "traceback", "solver_status",
@@ -251,6 +252,7 @@ def run_task(design, method, rep, seed, scoring="error", costs=None, cv=None,
     # fits (tuning grid or refit) whose solver stopped without a certificate
     row["solver_warnings"] = sum(issubclass(w.category, SolverLimitWarning) for w in caught)
     row["total_time"] = time.perf_counter() - start
+    row["load"] = os.getloadavg()[0]  # the machine's 1-minute load when the task finished
     return row
 
 

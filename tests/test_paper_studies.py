@@ -16,6 +16,7 @@ from nordicstats.replication import (
     evaluate_claims,
     paired_difference,
     replication_report,
+    timing_summary,
 )
 
 SCRIPT = Path(__file__).resolve().parents[1] / "benchmarks" / "paper_studies.py"
@@ -110,3 +111,33 @@ def test_claim_verdicts_follow_the_paired_differences():
     assert claims.loc["NORDIC-2 has a significant advantage", "verdict"] == "does not hold"
     text = replication_report({"balance": _fake_balance(errors), "donut": None})
     assert "does not hold" in text and "No rows yet" in text
+
+
+def test_report_counts_uncertified_fits_and_projects_the_wall_time():
+    errors = {m: [0.1, 0.2, 0.15] for m in ("NORDIC-0", "NORDIC-1", "NORDIC-2", "BSVM", "DR",
+                                            "CK", "SVR", "OLR")}
+    table = _fake_balance(errors)
+    nordic = table["method"].str.startswith("NORDIC") | (table["method"] == "BSVM")
+    table["solver_status"] = np.where(nordic, "optimal", None)
+    table.loc[(table["method"] == "NORDIC-2") & (table["rep"] == 1), "solver_status"] = \
+        "inaccurate"
+    table["solver_warnings"] = np.where(table["method"] == "NORDIC-0", 2, 0)
+    table.loc[table["method"] == "CK", "total_time"] = 4.0
+    table["load"] = 1.5
+    timing = timing_summary(table, STUDIES["balance"])
+    assert timing["per_replication"] == pytest.approx(7 * 1.0 + 4.0)
+    assert timing["wall_minutes"] == pytest.approx(11.0 * 100 / 2 / 60)
+    assert timing["by_method"]["CK"] == pytest.approx(4.0) and timing["load"] == 1.5
+    text = replication_report({"balance": table})
+    cert = text.split("### Solver certificates")[1]
+    row = next(line for line in cert.splitlines() if line.startswith("| n=52"))
+    cells = [c.strip() for c in row.strip("|").split("|")]
+    assert cells[1:] == ["0 / 6", "0 / 0", "1 / 0", "0 / 0", "0 / 0", "0 / 0", "0 / 0",
+                         "0 / 0"]
+    assert "REDUCED" in text and "**met**" in text  # 3 of 100 replications; 9 min < 15
+
+
+def test_claims_without_pairs_are_not_yet_measured():
+    table = _fake_balance({"NORDIC-2": [0.1], "SVR": [0.3], "DR": [0.2]})
+    claims = evaluate_claims("balance", table)
+    assert set(claims["verdict"]) == {"not yet measured"}
