@@ -23,6 +23,7 @@ from nordicstats.data import (
 )
 from nordicstats.kernels import check_gram, make_kernel
 from nordicstats.solvers import METHODS, NONCROSSING, NordicProblem, choose_solver, solve
+from nordicstats.weighting import check_case_weights, check_cost, hinge_weights
 
 __all__ = ["NORDIC"]
 
@@ -39,9 +40,10 @@ class NORDIC:
 
     and the fit minimises (eq. primal_problem, C = 1/lambda)
 
-        sum_k 1/2 omega_k' K omega_k + C sum_{k,i} (1 - y_i^(k) f_k(x_i))_+
+        sum_k 1/2 omega_k' K omega_k + C sum_{k,i} c_{i,k} (1 - y_i^(k) f_k(x_i))_+
 
-    subject to the method's noncrossing constraints:
+    with hinge weights c_{i,k} = w_i |cost[y_i, k+1] - cost[y_i, k]| (all ones without
+    ``weights`` and ``cost``; see :mod:`nordicstats.weighting`), subject to the method's noncrossing constraints:
 
     * ``"bsvm"``: none (Frank & Hall's K-1 separate SVMs, the paper's BSVM);
     * ``"nordic0"``: b_k >= b_{k+1}, omega_{k,i} >= omega_{k+1,i} (eqs. constraint_b,
@@ -80,6 +82,17 @@ class NORDIC:
         ``"auto"`` picks by method and size; see :mod:`nordicstats.solvers`.
     solver_options : dict, optional
         Passed to the solver (e.g. ``{"time_limit": 60}`` for SCIP).
+    weights : array-like of shape (n,), optional
+        Nonnegative case weights; row i's hinge terms are multiplied by w_i.  Integer
+        weights give the fit on the data with each row repeated w_i times (the rbf
+        width rule counts them as frequencies too); weight 0 drops a row's loss.
+        In :meth:`from_formula`, the name of a column of ``data``.
+    cost : array-like of shape (K, K) or pandas.DataFrame, optional
+        cost[l, j] = cost of predicting level j for a case of level l: zero diagonal,
+        nondecreasing away from it along every row; a DataFrame is labelled by the
+        levels.  Boundary k of a level-l case gets the increment
+        |cost[l, k+1] - cost[l, k]|, so the fit minimises a convex surrogate of the
+        expected cost.  |l - j| reproduces the unweighted fit.
 
     Examples
     --------
@@ -94,13 +107,15 @@ class NORDIC:
 
     def __init__(self, endog, exog, method="nordic1", kernel="rbf", C=1.0, gamma=None, degree=3,
                  coef0=1.0, order=None, noncrossing=None, penalty=None, solver="auto",
-                 solver_options=None):
+                 solver_options=None, weights=None, cost=None):
         self.method = check_choice(method, "method", METHODS)
         self.C = check_positive(C, "C")
         self.response = encode_ordinal(endog, order=order)
         self.exog, self.exog_names = check_exog(exog)
         check_consistent_length(self.response.codes.size, self.exog.shape[0])
-        self.kernel = make_kernel(kernel, self.exog, gamma=gamma, degree=degree, coef0=coef0)
+        self._set_weighting(weights, cost)
+        self.kernel = make_kernel(kernel, self.exog, gamma=gamma, degree=degree, coef0=coef0,
+                                  weights=self.weights)
         default_form = "joint" if self.kernel.is_linear else "separate"
         self.noncrossing = check_choice(noncrossing or default_form, "noncrossing", NONCROSSING)
         self.penalty = check_choice(penalty or ("l1" if self.method == "nordic2" else "l2"),
@@ -123,6 +138,14 @@ class NORDIC:
         self.n_dropped = 0
         self._gram = None
 
+    def _set_weighting(self, weights, cost):
+        """Check ``weights`` and ``cost`` and form the hinge weights c_{i,k}."""
+        levels = self.response.levels
+        self.weights = None if weights is None else check_case_weights(
+            weights, self.response.codes.size, self.response.codes, levels)
+        self.cost = None if cost is None else check_cost(cost, levels)
+        self.hinge_weights = hinge_weights(self.response.codes, levels, self.weights, self.cost)
+
     # --- construction ------------------------------------------------------------------------
     @classmethod
     def from_formula(cls, formula, data, subset=None, missing="drop", **kwargs):
@@ -140,21 +163,30 @@ class NORDIC:
         subset : array-like of bool or index, optional
             Rows to use.
         missing : {"drop", "raise"}, default="drop"
-            Rows with a missing response or covariate are dropped (and counted
-            in the summary) or raise.
+            Rows with a missing response, covariate or weight are dropped (and
+            counted in the summary) or raise.
         **kwargs
-            Passed to :class:`NORDIC`.
+            Passed to :class:`NORDIC`.  ``weights`` may name a column of ``data``
+            (or be an array with one weight per row of ``data``); ``subset`` and
+            the missing-value rule apply to it as to the other columns.
 
         Returns
         -------
         NORDIC
         """
+        weights = kwargs.pop("weights", None)
+        n_missing_weight = 0
+        if weights is not None:
+            data, weights, n_missing_weight = _formula_weights(data, subset, weights, missing)
+            subset = None
         endog, exog, design_info, n_dropped = design_from_formula(formula, data, subset,
                                                                   missing)
-        model = cls(endog, exog, **kwargs)
+        if weights is not None:
+            weights = weights.loc[exog.index].to_numpy()
+        model = cls(endog, exog, weights=weights, **kwargs)
         model.design_info = design_info
         model.formula = formula
-        model.n_dropped = n_dropped
+        model.n_dropped = n_dropped + n_missing_weight
         return model
 
     # --- names -------------------------------------------------------------------------------
@@ -208,7 +240,7 @@ class NORDIC:
             signs=binary_signs(self.response.codes, self.response.n_levels),
             C=self.C if C is None else C, method=method, noncrossing=self.noncrossing,
             penalty=self.penalty if method == "nordic2" else "l2",
-            X=self.exog if self.kernel.is_linear else None,
+            X=self.exog if self.kernel.is_linear else None, hinge_weights=self.hinge_weights,
         )
         solver = choose_solver(problem) if self.solver == "auto" else self.solver
         if problem.gram is None and solver != "primal":
@@ -268,3 +300,32 @@ class NORDIC:
                 f"{self.exog.shape[1]} ({self.exog_names})."
             )
         return values
+
+
+def _formula_weights(data, subset, weights, missing):
+    """(data, weights Series, rows dropped) with ``subset`` and missing weights applied.
+
+    ``weights`` is a column name of ``data`` or an array with one entry per row.
+    """
+    if not isinstance(data, pd.DataFrame):
+        raise TypeError(f"data must be a pandas DataFrame; got {type(data).__name__}.")
+    if isinstance(weights, str):
+        if weights not in data.columns:
+            raise ValueError(f"The 'weights' parameter of NORDIC names no column of data: "
+                             f"{weights!r} (columns: {list(data.columns)}).")
+        column = pd.to_numeric(data[weights], errors="coerce")
+        if column.isna().sum() > data[weights].isna().sum():
+            raise ValueError(f"The 'weights' column {weights!r} must be numeric. "
+                             f"Got dtype {data[weights].dtype} instead.")
+    else:
+        values = np.asarray(weights)
+        if values.ndim != 1 or values.size != len(data):
+            raise ValueError(f"The 'weights' parameter of NORDIC must have one weight per row "
+                             f"of data (length {len(data)}). Got shape {values.shape} instead.")
+        column = pd.Series(values, index=data.index, dtype=float)
+    if subset is not None:
+        data, column = data.loc[subset], column.loc[subset]
+    gone = column.isna()
+    if gone.any() and missing == "raise":
+        raise ValueError("the weights have missing values; use missing='drop' or remove them.")
+    return data[~gone], column[~gone], int(gone.sum())
