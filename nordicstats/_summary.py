@@ -8,6 +8,7 @@ from statsmodels.iolib.table import SimpleTable
 
 from nordicstats import inference
 from nordicstats.model import METHOD_NAMES
+from nordicstats.weighting import describe_weighting
 
 __all__ = ["build_summary", "NORDICSummary"]
 
@@ -65,6 +66,9 @@ def build_summary(results, alpha=0.05):
         right.append(("MIP gap:", [_fmt(sr.gap)]))
     if getattr(model, "n_dropped", 0):
         left.append(("Rows dropped (NA):", [str(model.n_dropped)]))
+    weighting, _ = _weighting(model)
+    if weighting:
+        left.append(("Weighting:", [weighting]))
     right.extend(inference.header_rows(results))  # inference (issue 4): Cov. Type, Bandwidth
     if len(left) != len(right):
         short = left if len(left) < len(right) else right
@@ -135,8 +139,16 @@ def _notes(results):
                      f"the relative gap is {_fmt(sr.gap)}.")
     if len(results.levels) == 2:
         lines.append("K = 2: a single boundary, i.e. an ordinary SVM; noncrossing is void.")
+    note = _weighting(results.model)[1]
+    if note:
+        lines.append(note)
     lines.extend(inference.summary_notes(results))  # inference (issue 4)
     return lines
+
+
+def _weighting(model):
+    return describe_weighting(getattr(model, "weights", None), getattr(model, "cost", None),
+                              model.levels)
 
 
 def _fmt(value):

@@ -38,6 +38,17 @@ Use through the model: ``NORDIC(..., kernel="linear").fit(cov_type=..., cov_kwds
   tqdm bar; the default None shows it on a terminal only);
 * ``cov_type="none"``: no covariance (e.g. inside tuning loops).
 
+Weighted fits.  Case weights w_i are treated as frequencies: every average above is
+a w-weighted average, n is N = sum_i w_i (in H^, G^, the 1/n of the covariance and
+the bandwidth, whose sd and IQR are those of the residuals repeated w_i times), so
+integer weights give exactly the sandwich of the data with row i repeated w_i
+times; the bootstrap resamples those N rows.  A cost matrix makes boundary k's
+loss c_k(Y) (1 - Y^(k) f_k)_+ with c_k(l) = |cost[l, k+1] - cost[l, k]|; the
+estimand is then the population minimiser of that weighted hinge risk (not the
+unweighted SVM's limit), with H_k = E[c_k delta(R_k) x~ x~'] and scores
+c_k 1{R_k >= 0} Y^(k) x~, i.e. the same sandwich with the cost increments inside
+H^ and the scores (coverage checked by Monte Carlo in ``benchmarks/bench_weights.py``).
+
 Guards: a constant classifier (w^_k = 0) or a near-singular H^_k (scaled condition
 number > :data:`COND_MAX`) gives NaN standard errors for that boundary plus an
 :class:`~nordicstats.exceptions.InferenceWarning`; fewer than :data:`MIN_SIDE_COUNT`
@@ -57,6 +68,7 @@ from scipy import optimize, stats
 
 from nordicstats.bootstrap import BootstrapCovariance, bootstrap_replicates
 from nordicstats.data import binary_signs
+from nordicstats.weighting import cost_hinge_weights
 from nordicstats.exceptions import InferenceWarning
 
 __all__ = [
@@ -196,7 +208,7 @@ def margin_residuals(X, signs, params):
     return 1.0 - np.asarray(signs, dtype=float) * (augment(X) @ np.asarray(params, dtype=float))
 
 
-def bandwidth(residuals, rule="hall-sheather", constant=1.0):
+def bandwidth(residuals, rule="hall-sheather", constant=1.0, weights=None):
     """Bandwidth for the kernel estimate of H, one per column of ``residuals``.
 
     h = constant * min(sd(r), IQR(r) / 1.34) * n^(-1/3).
@@ -208,6 +220,8 @@ def bandwidth(residuals, rule="hall-sheather", constant=1.0):
         A number is used as the bandwidth itself (``constant`` is then ignored).
     constant : float, default=1.0
         Constants 1 to 1.5 gave 93-96% coverage in the notes' Monte Carlo; 0.5 under-covers.
+    weights : ndarray of shape (n,), optional
+        Frequency weights: sd, IQR and n are those of the residuals repeated w_i times.
 
     Returns
     -------
@@ -227,9 +241,19 @@ def bandwidth(residuals, rule="hall-sheather", constant=1.0):
             raise ValueError(f"cov_kwds['bandwidth'] needs one value or one per boundary "
                              f"({r.shape[1]}); got {values.size} values.")
         return np.broadcast_to(values, (r.shape[1],)).copy()
-    q75, q25 = np.percentile(r, [75, 25], axis=0)
-    scale = np.minimum(r.std(axis=0, ddof=1), (q75 - q25) / 1.34)
-    return constant * scale * r.shape[0] ** (-1.0 / 3.0)
+    if weights is None:
+        q75, q25 = np.percentile(r, [75, 25], axis=0)
+        scale = np.minimum(r.std(axis=0, ddof=1), (q75 - q25) / 1.34)
+        return constant * scale * r.shape[0] ** (-1.0 / 3.0)
+    from nordicstats.kernels import weighted_quantile
+
+    w = np.asarray(weights, dtype=float)
+    N = w.sum()
+    mean = w @ r / N
+    sd = np.sqrt(w @ (r - mean) ** 2 / (N - 1.0))
+    iqr = np.array([np.subtract(*weighted_quantile(r[:, k], w, [0.75, 0.25]))
+                    for k in range(r.shape[1])])
+    return constant * np.minimum(sd, iqr / 1.34) * N ** (-1.0 / 3.0)
 
 
 class BahadurCovariance:
@@ -245,6 +269,12 @@ class BahadurCovariance:
     bandwidth : "hall-sheather" or float or sequence of K-1 floats
     kernel : {"gaussian", "epanechnikov"}
     constant : float, default=1.0
+    weights : ndarray of shape (n,), optional
+        Frequency weights w_i: averages are w-weighted and n = sum w (see the module
+        docstring); integer weights equal the fit on replicated rows.
+    loss_weights : ndarray of shape (n, K-1), optional
+        Cost increments c_ik multiplying row i's hinge on boundary k: they enter H^_k
+        and the scores.
 
     Notes
     -----
@@ -263,20 +293,26 @@ class BahadurCovariance:
     """
 
     def __init__(self, X, signs, params, bandwidth="hall-sheather", kernel="gaussian",
-                 constant=1.0):
+                 constant=1.0, weights=None, loss_weights=None):
         self.X = augment(X)
         self.signs = np.asarray(signs, dtype=float).reshape(self.X.shape[0], -1)
         self.params = np.asarray(params, dtype=float).reshape(self.X.shape[1], -1)
         self.kernel = kernel
+        self.weights = (np.ones(self.X.shape[0]) if weights is None
+                        else np.asarray(weights, dtype=float))
+        self.loss_weights = (np.ones(self.signs.shape) if loss_weights is None
+                             else np.asarray(loss_weights, dtype=float))
         self.residuals = 1.0 - self.signs * (self.X @ self.params)
-        self.bandwidths = globals()["bandwidth"](self.residuals, bandwidth, constant)
+        self.bandwidths = globals()["bandwidth"](self.residuals, bandwidth, constant,
+                                                 weights=weights)
         self.degenerate = {}
         self.hessians = [self._hessian(k) for k in range(self.n_boundaries)]
         self._check()
 
     @property
     def nobs(self):
-        return self.X.shape[0]
+        """n, or N = sum of the frequency weights."""
+        return float(self.weights.sum())
 
     @property
     def n_boundaries(self):
@@ -284,7 +320,8 @@ class BahadurCovariance:
 
     def _hessian(self, k):
         h = self.bandwidths[k]
-        weights = KERNELS[self.kernel](self.residuals[:, k] / h) / h
+        weights = (KERNELS[self.kernel](self.residuals[:, k] / h) / h
+                   * self.weights * self.loss_weights[:, k])
         return (self.X * weights[:, None]).T @ self.X / self.nobs
 
     def _check(self):
@@ -308,14 +345,14 @@ class BahadurCovariance:
         """
         r = self.residuals
         indicator = np.where(np.abs(r) <= MARGIN_TOL, 0.5, (r > 0).astype(float))
-        active = indicator * self.signs
+        active = indicator * self.signs * self.loss_weights
         return np.concatenate([self.X * active[:, [k]] for k in range(self.n_boundaries)], axis=1)
 
     @property
     def meat(self):
-        """G^ = n^{-1} S'S with blocks G^_kl."""
+        """G^ = N^{-1} sum_i w_i s_i s_i' with blocks G^_kl."""
         S = self.scores
-        return S.T @ S / self.nobs
+        return (S * self.weights[:, None]).T @ S / self.nobs
 
     @property
     def bread(self):
@@ -349,10 +386,14 @@ def scaled_condition_number(H):
     return float(np.linalg.cond(H * np.outer(scale, scale)))
 
 
-def side_count_warning(signs, names):
-    """Warning text if a boundary has fewer than MIN_SIDE_COUNT rows on a side, else None."""
+def side_count_warning(signs, names, weights=None):
+    """Warning text if a boundary has fewer than MIN_SIDE_COUNT rows on a side, else None.
+
+    ``weights`` (frequencies) count row i w_i times.
+    """
     signs = np.asarray(signs)
-    smallest = np.minimum((signs > 0).sum(axis=0), (signs < 0).sum(axis=0))
+    w = np.ones(signs.shape[0]) if weights is None else np.asarray(weights, dtype=float)
+    smallest = np.minimum(w @ (signs > 0), w @ (signs < 0))
     small = [f"{name} ({int(c)})" for name, c in zip(names, smallest, strict=True)
              if c < MIN_SIDE_COUNT]
     if not small:
@@ -449,14 +490,25 @@ def compute_covariance(results, cov_type=None, cov_kwds=None, stacklevel=5):
     names = list(results.boundary_names)
     notes, bandwidths = [], None
     if cov_type == "bahadur":
-        est = BahadurCovariance(model.exog, signs, params, **kwds)
+        weights = getattr(model, "weights", None)
+        cost = getattr(model, "cost", None)
+        est = BahadurCovariance(model.exog, signs, params, **kwds, weights=weights,
+                                loss_weights=None if cost is None
+                                else cost_hinge_weights(cost, model.response.codes))
         bandwidths = tuple(float(h) for h in est.bandwidths)
-        notes += [n for n in (side_count_warning(signs, names), _active_note(results)) if n]
+        notes += [n for n in (side_count_warning(signs, names, weights), _active_note(results))
+                  if n]
     else:
+        weights = getattr(model, "weights", None)
+        scale = None  # non-integer weights: n rows drawn with p ~ w, loss scaled by sum(w)/n
+        if weights is not None and not np.all(weights == np.round(weights)):
+            scale = np.full(weights.size, weights.sum() / weights.size)
         reps, failed = bootstrap_replicates(
-            partial(_refit_params, _refit_spec(model), model.exog, model.response.codes),
+            partial(_refit_params, _refit_spec(model), model.exog, model.response.codes,
+                    weights=scale),
             model.response.codes, n_boot=kwds["n_boot"], random_state=kwds["random_state"],
-            n_jobs=kwds["n_jobs"], disable=kwds["disable"])
+            n_jobs=kwds["n_jobs"], disable=kwds["disable"],
+            weights=weights)
         est = BootstrapCovariance(reps, failed, kwds["random_state"])
     notes = [f"Boundary {names[k]} has no standard errors: {why}." for k, why in
              sorted(est.degenerate.items())] + notes
@@ -469,14 +521,20 @@ def compute_covariance(results, cov_type=None, cov_kwds=None, stacklevel=5):
 def _refit_spec(model):
     return {"method": model.method, "C": model.C, "noncrossing": model.noncrossing,
             "penalty": model.penalty, "solver": model.solver,
-            "solver_options": dict(model.solver_options)}
+            "solver_options": dict(model.solver_options), "cost": getattr(model, "cost", None)}
 
 
-def _refit_params(spec, X, codes, idx):
-    """Refit linear NORDIC on the rows idx and return its (1 + d, K-1) coefficients."""
+def _refit_params(spec, X, codes, idx, weights=None):
+    """Refit linear NORDIC on the rows idx and return its (1 + d, K-1) coefficients.
+
+    Repeated rows are fitted once with their count as case weight (the same fit);
+    ``weights`` multiplies those counts (non-integer case weights).
+    """
     from nordicstats.model import NORDIC
 
-    res = NORDIC(codes[idx], X[idx], kernel="linear", **spec).fit(cov_type="none")
+    rows, counts = np.unique(idx, return_counts=True)
+    w = counts if weights is None else counts * weights[rows]
+    res = NORDIC(codes[rows], X[rows], kernel="linear", weights=w, **spec).fit(cov_type="none")
     return res.params.to_numpy()
 
 

@@ -181,18 +181,27 @@ def hinge_weights(codes, levels, weights=None, cost=None):
 
 
 def describe_weighting(weights, cost, levels):
-    """One line for the summary: how the hinge terms are weighted."""
-    parts = []
+    """(header label, note) describing how the hinge terms are weighted; ("", "") if unweighted.
+
+    Examples
+    --------
+    >>> describe_weighting(np.array([1.0, 2.0]), None, ["a", "b"])[0]
+    'case weights'
+    """
+    labels, notes = [], []
     if weights is not None:
-        parts.append(f"case weights (sum {np.sum(weights):.6g}, {int(np.sum(weights == 0))} "
-                     "zero)")
+        labels.append("case weights")
+        notes.append(f"case weights (sum {np.sum(weights):.6g} over {np.size(weights)} rows, "
+                     f"{int(np.sum(np.asarray(weights) == 0))} zero)")
     if cost is not None:
-        if np.array_equal(cost, absolute_cost(len(levels))):
-            parts.append("cost |l - j| (unit)")
-        else:
-            rows = "; ".join(" ".join(f"{v:g}" for v in row) for row in cost)
-            parts.append(f"cost matrix [{rows}]")
-    return " x ".join(parts) if parts else "none (unit)"
+        labels.append("cost matrix")
+        rows = "; ".join(f"{level}: " + " ".join(f"{v:g}" for v in row)
+                         for level, row in zip(levels, cost, strict=True))
+        notes.append(f"cost matrix (rows = true level, columns = predicted) [{rows}]")
+    if not labels:
+        return "", ""
+    return " x ".join(labels), ("Hinge terms weighted by " + " x ".join(notes) + "; boundary k "
+                                "of a level-l case carries w_i |cost[l, k+1] - cost[l, k]|.")
 
 
 def _reorder_frame(cost, levels, owner):
