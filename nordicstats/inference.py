@@ -68,8 +68,8 @@ from scipy import optimize, stats
 
 from nordicstats.bootstrap import BootstrapCovariance, bootstrap_replicates
 from nordicstats.data import binary_signs
-from nordicstats.weighting import cost_hinge_weights
 from nordicstats.exceptions import InferenceWarning
+from nordicstats.weighting import cost_hinge_weights
 
 __all__ = [
     "BahadurCovariance",

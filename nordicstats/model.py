@@ -43,7 +43,8 @@ class NORDIC:
         sum_k 1/2 omega_k' K omega_k + C sum_{k,i} c_{i,k} (1 - y_i^(k) f_k(x_i))_+
 
     with hinge weights c_{i,k} = w_i |cost[y_i, k+1] - cost[y_i, k]| (all ones without
-    ``weights`` and ``cost``; see :mod:`nordicstats.weighting`), subject to the method's noncrossing constraints:
+    ``weights`` and ``cost``; see :mod:`nordicstats.weighting`), subject to the method's
+    noncrossing constraints:
 
     * ``"bsvm"``: none (Frank & Hall's K-1 separate SVMs, the paper's BSVM);
     * ``"nordic0"``: b_k >= b_{k+1}, omega_{k,i} >= omega_{k+1,i} (eqs. constraint_b,

@@ -32,7 +32,7 @@ __all__ = ["check_case_weights", "check_cost", "cost_hinge_weights", "hinge_weig
            "absolute_cost", "describe_weighting"]
 
 
-def check_case_weights(weights, n, codes=None, levels=None, owner="NORDIC"):
+def check_case_weights(weights, n, codes=None, levels=None, owner="NORDIC", name="weights"):
     """Return case weights as a float array of length n, or raise a ValueError naming them.
 
     Parameters
@@ -45,6 +45,8 @@ def check_case_weights(weights, n, codes=None, levels=None, owner="NORDIC"):
         Level codes of the rows; with them a level whose weights sum to zero raises.
     levels : sequence, optional
         Level labels used in that message.
+    owner, name : str
+        Estimator and argument named in the messages.
 
     Examples
     --------
@@ -54,15 +56,15 @@ def check_case_weights(weights, n, codes=None, levels=None, owner="NORDIC"):
     try:
         w = np.asarray(weights, dtype=float)
     except (TypeError, ValueError):
-        raise ValueError(f"The 'weights' parameter of {owner} must be numeric case weights, one "
+        raise ValueError(f"The '{name}' parameter of {owner} must be numeric case weights, one "
                          f"per row. Got {_short(weights)} instead.") from None
     if w.ndim != 1 or w.size != n:
-        raise ValueError(f"The 'weights' parameter of {owner} must have one weight per row "
+        raise ValueError(f"The '{name}' parameter of {owner} must have one weight per row "
                          f"(length {n}). Got shape {w.shape} instead.")
     bad = np.flatnonzero(~np.isfinite(w) | (w < 0))
     if bad.size:
         raise ValueError(
-            f"The 'weights' parameter of {owner} must be nonnegative and finite. Got "
+            f"The '{name}' parameter of {owner} must be nonnegative and finite. Got "
             f"{w[bad[0]]!r} at row {bad[0]} ({bad.size} bad value(s)); drop those rows or give "
             "them weight 0.")
     if codes is not None:
@@ -72,7 +74,7 @@ def check_case_weights(weights, n, codes=None, levels=None, owner="NORDIC"):
         if empty.size:
             label = levels[empty[0]] if levels is not None else empty[0]
             raise ValueError(
-                f"The 'weights' parameter of {owner} gives level {label!r} a total weight of 0, "
+                f"The '{name}' parameter of {owner} gives level {label!r} a total weight of 0, "
                 "so its boundaries cannot be fitted. Give some of its rows a positive weight "
                 "or drop the level.")
     return w
@@ -117,14 +119,16 @@ def check_cost(cost, levels, owner="NORDIC"):
         raise ValueError(f"The 'cost' parameter of {owner} must be finite. Got {A.tolist()}.")
     if np.any(np.diag(A) != 0):
         raise ValueError(f"The 'cost' parameter of {owner} must be zero on the diagonal (a "
-                         f"correct prediction costs nothing). Got diagonal {np.diag(A).tolist()}.")
-    for l in range(K):
-        up = np.diff(A[l, l:])           # must be >= 0 to the right of the diagonal
-        down = -np.diff(A[l, :l + 1])    # must be >= 0 to the left
+                         "correct prediction costs nothing). Got diagonal "
+                         f"{np.diag(A).tolist()}.")
+    for row in range(K):
+        up = np.diff(A[row, row:])           # must be >= 0 to the right of the diagonal
+        down = -np.diff(A[row, :row + 1])    # must be >= 0 to the left
         if np.any(up < 0) or np.any(down < 0):
             raise ValueError(
                 f"The 'cost' parameter of {owner} must be nondecreasing away from the diagonal "
-                f"along every row; row {l} (level {levels[l]!r}) is {A[l].tolist()}. Predicting "
+                f"along every row; row {row} (level {levels[row]!r}) is {A[row].tolist()}. "
+                "Predicting "
                 "a farther level must cost at least as much as a nearer one.")
     return A
 

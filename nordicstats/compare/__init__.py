@@ -119,14 +119,19 @@ class OrdinalClassifier:
         self._params.update(params)
         return self
 
-    def build(self, X, y):
-        """The unfitted model for data (X, y)."""
+    def build(self, X, y, sample_weight=None):
+        """The unfitted model for data (X, y), with case weights for NORDIC's methods."""
         extra = {"method": self.name} if self.name in NORDIC_METHODS else {}
+        if sample_weight is not None:
+            if self.name not in NORDIC_METHODS:
+                raise ValueError(f"classifier {self.name!r} does not take case weights; "
+                                 f"sample_weight works with {list(NORDIC_METHODS)}.")
+            extra["weights"] = sample_weight
         return self.model_class(y, X, **self._params, **extra)
 
-    def fit(self, X, y):
+    def fit(self, X, y, sample_weight=None):
         """Build the model on (X, y), fit it and keep the results; returns self."""
-        self.results_ = self.build(X, y).fit()
+        self.results_ = self.build(X, y, sample_weight).fit()
         return self
 
     def _fitted(self):

@@ -187,7 +187,7 @@ class _Layout:
         return w, x[self.n_w:self.n_w + self.m]
 
     def linear_term(self, problem):
-        """c: C c_ik for each slack, and -sum over AT_C rows of C c_ik y_ik (x_i, 1) for (w_k, b_k)."""
+        """c: C c_ik for each slack; -sum over AT_C rows of C c_ik y_ik (x_i, 1) for (w_k, b_k)."""
         U = problem.upper_bounds
         at_c = (self.state == AT_C) * problem.signs * U  # (n, m) of C c y or 0
         c_w = -(problem.X.T @ at_c)  # (d, m)
