@@ -66,6 +66,8 @@ def build_summary(results, alpha=0.05):
         right.append(("MIP gap:", [_fmt(sr.gap)]))
     if getattr(model, "n_dropped", 0):
         left.append(("Rows dropped (NA):", [str(model.n_dropped)]))
+    if getattr(model, "n_zero_weight", 0):
+        left.append(("Rows of weight 0:", [str(model.n_zero_weight)]))
     weighting, _ = _weighting(model)
     if weighting:
         left.append(("Weighting:", [weighting]))

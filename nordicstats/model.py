@@ -86,7 +86,8 @@ class NORDIC:
     weights : array-like of shape (n,), optional
         Nonnegative case weights; row i's hinge terms are multiplied by w_i.  Integer
         weights give the fit on the data with each row repeated w_i times (the rbf
-        width rule counts them as frequencies too); weight 0 drops a row's loss.
+        width rule counts them as frequencies too); rows of weight 0 are left out
+        (counted in the summary).
         In :meth:`from_formula`, the name of a column of ``data``.
     cost : array-like of shape (K, K) or pandas.DataFrame, optional
         cost[l, j] = cost of predicting level j for a case of level l: zero diagonal,
@@ -140,10 +141,21 @@ class NORDIC:
         self._gram = None
 
     def _set_weighting(self, weights, cost):
-        """Check ``weights`` and ``cost`` and form the hinge weights c_{i,k}."""
+        """Check ``weights`` and ``cost``, drop rows of weight 0, form the hinge weights c_{i,k}.
+
+        A row of weight 0 is a row repeated 0 times: it is left out entirely (its loss
+        and, for NORDIC-1/2, the noncrossing constraints at its x), and counted in
+        ``n_zero_weight``.
+        """
         levels = self.response.levels
         self.weights = None if weights is None else check_case_weights(
             weights, self.response.codes.size, self.response.codes, levels)
+        self.n_zero_weight = 0
+        if self.weights is not None and np.any(self.weights == 0):
+            keep = self.weights > 0
+            self.n_zero_weight = int((~keep).sum())
+            self.response = dataclasses.replace(self.response, codes=self.response.codes[keep])
+            self.exog, self.weights = self.exog[keep], self.weights[keep]
         self.cost = None if cost is None else check_cost(cost, levels)
         self.hinge_weights = hinge_weights(self.response.codes, levels, self.weights, self.cost)
 

@@ -65,8 +65,8 @@ def check_case_weights(weights, n, codes=None, levels=None, owner="NORDIC", name
     if bad.size:
         raise ValueError(
             f"The '{name}' parameter of {owner} must be nonnegative and finite. Got "
-            f"{w[bad[0]]!r} at row {bad[0]} ({bad.size} bad value(s)); drop those rows or give "
-            "them weight 0.")
+            f"{float(w[bad[0]])!r} at row {bad[0]} ({bad.size} bad value(s)); drop those rows "
+            "or give them weight 0.")
     if codes is not None:
         sums = np.bincount(codes, weights=w, minlength=len(levels) if levels else 0)
         present = np.bincount(codes, minlength=sums.size) > 0
@@ -195,8 +195,7 @@ def describe_weighting(weights, cost, levels):
     labels, notes = [], []
     if weights is not None:
         labels.append("case weights")
-        notes.append(f"case weights (sum {np.sum(weights):.6g} over {np.size(weights)} rows, "
-                     f"{int(np.sum(np.asarray(weights) == 0))} zero)")
+        notes.append(f"case weights (sum {np.sum(weights):.6g} over {np.size(weights)} rows)")
     if cost is not None:
         labels.append("cost matrix")
         rows = "; ".join(f"{level}: " + " ".join(f"{v:g}" for v in row)

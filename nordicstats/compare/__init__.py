@@ -127,7 +127,7 @@ class OrdinalClassifier:
                 raise ValueError(f"classifier {self.name!r} does not take case weights; "
                                  f"sample_weight works with {list(NORDIC_METHODS)}.")
             extra["weights"] = sample_weight
-        return self.model_class(y, X, **self._params, **extra)
+        return self.model_class(y, X, **{**self._params, **extra})
 
     def fit(self, X, y, sample_weight=None):
         """Build the model on (X, y), fit it and keep the results; returns self."""

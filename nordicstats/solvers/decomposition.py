@@ -201,7 +201,8 @@ class DualState:
         extra_i = np.concatenate([i, i])
         alpha_set = _unique_pairs(np.concatenate([alpha_set[0], extra_k]),
                                   np.concatenate([alpha_set[1], extra_i]), self.Y.shape[0])
-        return alpha_set, (k, i)
+        movable = self.upper[alpha_set[1], alpha_set[0]] > 0  # alpha <= 0 (weight 0) is fixed
+        return (alpha_set[0][movable], alpha_set[1][movable]), (k, i)
 
     # --- one step ---------------------------------------------------------------------------
     def step(self, alpha_set, phi_set):
@@ -350,15 +351,18 @@ def libsvm_start(problem, tol=1e-6):
         if np.all(y[weighted] == y[weighted][0]):
             b[k] = y[weighted][0]
             continue
+        # rows of weight 0 have alpha = 0: leave them out (libsvm would renumber them)
+        rows = np.flatnonzero(weighted)
         svc = SVC(C=problem.C, kernel="precomputed", tol=tol, shrinking=True)
-        svc.fit(gram, y, sample_weight=None if problem.hinge_weights is None
-                else U[:, k] / problem.C)
+        svc.fit(gram if rows.size == n else gram[np.ix_(rows, rows)], y[rows],
+                sample_weight=None if problem.hinge_weights is None else U[rows, k] / problem.C)
         coef = svc.dual_coef_[0]
         if svc.classes_[1] < 0:  # decision > 0 means classes_[1]; we need +1
             coef, b[k] = -coef, -svc.intercept_[0]
         else:
             b[k] = svc.intercept_[0]
-        alpha[svc.support_, k] = np.clip(y[svc.support_] * coef, 0.0, U[svc.support_, k])
+        support = rows[svc.support_]
+        alpha[support, k] = np.clip(y[support] * coef, 0.0, U[support, k])
     _restore_balance(alpha, problem.signs, U)
     return alpha, b
 

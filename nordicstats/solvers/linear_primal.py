@@ -303,7 +303,12 @@ def _dual_objective(problem, alpha, phi):
 
 
 def _result(problem, layout, sol, rows, status, rounds, iters, elapsed):
-    w, b = layout.unpack(np.asarray(sol.x))
+    from nordicstats.solvers.decomposition import intercepts_by_pooling
+
+    w, _ = layout.unpack(np.asarray(sol.x))
+    # Exact intercepts for this w (the paper's LP, by pooling): the interior-point b is
+    # one of them only up to tolerance, and an arbitrary one when they form an interval.
+    b = intercepts_by_pooling(problem, problem.X @ w)
     alpha, phi, gamma = _multipliers(problem, layout, sol, rows)
     primal = problem.objective(None, b, coef=w)
     dual = _dual_objective(problem, alpha, phi)

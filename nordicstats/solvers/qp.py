@@ -141,12 +141,21 @@ def solve_dual_quadprog(problem, ridge=None, refinements=DEFAULT_REFINEMENTS):
     H, a, E = _dual_matrices(problem)
     size = H.shape[0]
     rho = ridge * max(float(np.mean(np.diag(H))), 1e-12)
-    G = H + rho * np.eye(size)
+    # alphas whose bound C c_ik is 0 (weight 0) are fixed at 0 and left out: quadprog
+    # fails on the degenerate pair 0 <= alpha <= 0
+    free = np.ones(size, dtype=bool)
+    free[:dual_layout(problem)[0]] = _alpha_bounds(problem) > 0
     Cineq, bineq = _inequalities(problem, size)
-    Cmat = np.hstack([E.T, Cineq])
-    bvec = np.concatenate([np.zeros(E.shape[0]), bineq])
-    theta, iterations = _prox_quadprog(G, a, Cmat, bvec, E.shape[0], rho, refinements,
-                                       problem, problem.C)
+    Cineq = Cineq[free]
+    used = np.any(Cineq != 0, axis=0)
+    Ef = E[:, free]
+    Ef = Ef[np.any(Ef != 0, axis=1)]
+    G = H[np.ix_(free, free)] + rho * np.eye(int(free.sum()))
+    Cmat = np.hstack([Ef.T, Cineq[:, used]])
+    bvec = np.concatenate([np.zeros(Ef.shape[0]), bineq[used]])
+    theta = np.zeros(size)
+    theta[free], iterations = _prox_quadprog(G, a[free], Cmat, bvec, Ef.shape[0], rho,
+                                             refinements, problem, problem.C)
     theta = _clip_to_bounds(theta, problem)
     omega = _omega_from_theta(problem, theta)
     b = fit_intercepts(problem, problem.gram @ omega)
