@@ -285,3 +285,33 @@ def test_sklearn_sample_weight_is_nordic_weights():
     clf = NORDICClassifier(cost=cost).fit(X, codes, sample_weight=w)
     res = NORDIC(codes, X, weights=w, cost=cost, order=[0, 1, 2]).fit()
     np.testing.assert_allclose(clf.boundary_decision(Xt), res.decision_function(Xt), atol=1e-12)
+
+
+def test_runner_trains_with_the_scoring_cost():
+    from nordicstats.experiments import (
+        Method,
+        replication_seeds,
+        run_study,
+        run_task,
+        simulation_design,
+    )
+    from nordicstats.metrics import DONUT_COSTS, weighted_error
+
+    design = simulation_design("donut", d=2, sigma=0.4, n_train=40, n_tune=40, n_test=300)
+    method = Method("NORDIC-1", "nordic1", grid={"C": [1.0], "gamma": [0.5]})
+    common = dict(scoring=DONUT_COSTS, costs=DONUT_COSTS)
+    unit = run_task(design, method, 0, 1, **common)
+    trained = run_task(design, method, 0, 1, cost="train", **common)
+    assert unit["status"] == trained["status"] == "ok", (unit["message"], trained["message"])
+    assert trained["cost_trained"] and not unit["cost_trained"]
+    assert trained["config"] != unit["config"]
+    # the same data and parameters: the difference is the training loss alone, and the
+    # cost-trained fit is the one NORDIC(..., cost=DONUT_COSTS) gives
+    split = design.sample(replication_seeds(1, 0)[0])
+    direct = NORDIC(split.y_train, split.X_train, C=1.0, gamma=0.5, cost=DONUT_COSTS).fit()
+    assert trained["weighted_error"] == pytest.approx(
+        weighted_error(split.y_test, direct.predict(split.X_test), DONUT_COSTS), abs=1e-12)
+    bad = run_task(design, method, 0, 1, cost="train", scoring="error")
+    assert bad["status"] == "failed" and "'cost' parameter of the runner" in bad["message"]
+    with pytest.raises(ValueError, match="'cost' parameter of the runner"):  # before any task
+        run_study([design], [method], 1, cost="train", progress=False)
