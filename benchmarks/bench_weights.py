@@ -67,17 +67,17 @@ PRIORS = (0.3, 0.4, 0.3)
 MEANS = np.array([[-1.5, -0.5], [0.0, 0.0], [1.5, 0.5]])
 
 
-def study(reps, n_jobs, test_size):
+def study(reps, n_jobs, test_size, balance_reps):
     """Unit-cost and cost-trained runs of every (design, method); returns the paired table."""
     groups = [
         ("donut", [simulation_design("donut", d, 0.4, n_test=test_size) for d in (10, 50)],
-         DONUT_COSTS),
-        ("balance", [balance_scale_design(n) for n in (79, 208)], BALANCE_COSTS),
+         DONUT_COSTS, reps),
+        ("balance", [balance_scale_design(n) for n in (79, 208)], BALANCE_COSTS, balance_reps),
     ]
     frames = []
-    for group, designs, costs in groups:
+    for group, designs, costs, n_reps in groups:
         for label, cost in (("unit", None), ("cost", "train")):
-            rows = run_study(designs, METHODS, reps, seed=2026, n_jobs=n_jobs, scoring=costs,
+            rows = run_study(designs, METHODS, n_reps, seed=2026, n_jobs=n_jobs, scoring=costs,
                              costs=costs, C_grid=C_GRID, width_quantiles=(0.5,), cost=cost,
                              path=RESULTS / f"weights_{group}_{label}.jsonl",
                              progress=False)
@@ -154,28 +154,40 @@ def main():
     parser.add_argument("--coverage-reps", type=int, default=300)
     parser.add_argument("--sizes", type=int, nargs="+", default=[500, 2000])
     parser.add_argument("--test-size", type=int, default=2000)
+    parser.add_argument("--balance-reps", type=int, default=None,
+                        help="replications of the balance scale (default --reps); its cost "
+                             "matrix is |l - j|, so both arms are the same fit there")
     parser.add_argument("--skip-study", action="store_true")
+    parser.add_argument("--skip-coverage", action="store_true",
+                        help="reuse weights_coverage.csv (e.g. computed by another run)")
     args = parser.parse_args()
     RESULTS.mkdir(exist_ok=True)
-    lines = [f"bench_weights.py  reps={args.reps}  coverage reps={args.coverage_reps}  "
+    lines = [f"bench_weights.py  reps={args.reps} (balance {args.balance_reps or args.reps})  "
+             f"coverage reps={args.coverage_reps}  "
              f"load average at start {os.getloadavg()[0]:.2f}"]
     if not args.skip_study:
         start = time.perf_counter()
-        paired = study(args.reps, args.n_jobs, args.test_size)
+        paired = study(args.reps, args.n_jobs, args.test_size,
+                       args.reps if args.balance_reps is None else args.balance_reps)
         paired.to_csv(RESULTS / "weights_paired.csv", index=False)
         lines += ["", "Weighted test error, cost-trained minus unit-cost (paired over reps):",
                   paired.to_string(index=False, float_format=lambda v: f"{v:.4f}"),
                   f"({time.perf_counter() - start:.0f} s, load {os.getloadavg()[0]:.2f})"]
     start = time.perf_counter()
-    cov = coverage(args.sizes, args.coverage_reps)
-    cov.to_csv(RESULTS / "weights_coverage.csv", index=False)
+    if args.skip_coverage:
+        cov = pd.read_csv(RESULTS / "weights_coverage.csv")
+        args.coverage_reps = int(cov["reps"].max())
+    else:
+        cov = coverage(args.sizes, args.coverage_reps)
+        cov.to_csv(RESULTS / "weights_coverage.csv", index=False)
     sd = np.sqrt(0.95 * 0.05 / args.coverage_reps)
     lines += ["", f"Coverage of 95% Bahadur intervals, cost-trained linear NORDIC-1, cost "
                   f"{COVERAGE_COST.tolist()} (binomial sd {sd:.3f}):",
               cov.to_string(index=False, float_format=lambda v: f"{v:.3f}"),
               f"({time.perf_counter() - start:.0f} s, load {os.getloadavg()[0]:.2f})"]
     text = "\n".join(lines)
-    (RESULTS / "weights_summary.txt").write_text(text + "\n")
+    name = "weights_coverage.txt" if args.skip_study else "weights_summary.txt"
+    (RESULTS / name).write_text(text + "\n")
     print(text)
 
 
