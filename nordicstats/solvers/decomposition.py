@@ -90,6 +90,12 @@ class DualState:
         self.alpha = np.array(alpha, dtype=float)
         self.phi = np.array(phi, dtype=float) if self.has_phi else np.zeros((self.Y.shape[0], 0))
         self.gamma = np.array(gamma, dtype=float) if self.has_gamma else np.zeros(0)
+        # rows with equal Gram rows carry the same noncrossing constraint; only the
+        # first of each may enter the working set (duplicated covariate patterns would
+        # otherwise make the working-set QP degenerate)
+        self.constraint_row = np.zeros(self.Y.shape[0], dtype=bool)
+        if self.has_phi:
+            self.constraint_row[distinct_rows(problem.gram)] = True
         self.refresh()
 
     @property
@@ -190,7 +196,7 @@ class DualState:
             return alpha_set, (np.zeros(0, int), np.zeros(0, int))
         rp = self._phi_gradient(b)
         active = self.phi > 0
-        cand = np.flatnonzero((~active & (rp < 0)).ravel())
+        cand = np.flatnonzero((~active & (rp < 0) & self.constraint_row[:, None]).ravel())
         if cand.size > max_phi:
             cand = cand[np.argpartition(rp.ravel()[cand], max_phi)[:max_phi]]
         flat = np.union1d(np.flatnonzero(active.ravel()), cand)
@@ -230,6 +236,19 @@ class DualState:
             self.gamma = np.maximum(self.gamma + delta[na + npk:], 0.0)
         d_omega = (sub.atoms @ delta).reshape(self.m, sub.rows.size).T
         self.G += self.problem.gram[sub.rows].T @ d_omega
+
+
+def distinct_rows(A):
+    """Indices of the first occurrence of each distinct row of ``A`` (sorted).
+
+    Examples
+    --------
+    >>> distinct_rows(np.array([[1.0, 2.0], [3.0, 4.0], [1.0, 2.0]])).tolist()
+    [0, 1]
+    """
+    A = np.ascontiguousarray(A)
+    rows = A.view(np.dtype((np.void, A.dtype.itemsize * A.shape[1]))).ravel()
+    return np.sort(np.unique(rows, return_index=True)[1])
 
 
 def _unique_pairs(k, i, n):
