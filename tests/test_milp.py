@@ -219,6 +219,29 @@ def test_relaxation_path_along_c_matches_fresh_lps(medium):
         solve_nordic2_scip(problem, relaxation="cached")
 
 
+def test_relaxation_path_uses_the_hinge_weights(medium):
+    """Weighted slacks (upper_bounds = C * hinge_weights) along the path == fresh solves."""
+    problem, _ = medium
+    weights = np.random.default_rng(3).uniform(0.5, 3.0, problem.signs.shape)
+    path = milp.RelaxationPath.for_problem(problem)
+    Z = problem.gram
+    for C in (4.0, 0.5):
+        weighted = NordicProblem(problem.gram, problem.signs, C, method="nordic2",
+                                 penalty="l1", hinge_weights=weights)
+        theta, b = path.solve(weighted.upper_bounds)
+        for k in range(problem.n_boundaries):
+            y, u = problem.signs[:, k], weighted.upper_bounds[:, k]
+            ours = np.abs(theta[:, k]).sum() + u @ np.maximum(0, 1 - y * (Z @ theta[:, k]
+                                                                        + b[k]))
+            fresh = milp._boundary_lp(Z, y, u)
+            ref = np.abs(fresh[0]).sum() + u @ np.maximum(0, 1 - y * (Z @ fresh[0] + fresh[1]))
+            assert ours == pytest.approx(ref, rel=1e-8)
+        with_path = solve_nordic2_scip(weighted, relaxation=path)
+        assert with_path.objective == pytest.approx(solve_nordic2_scip(weighted).objective,
+                                                    rel=RTOL)
+        assert with_path.status == "optimal"
+
+
 def test_l2_below_nordic1_objective(medium):
     problem, nordic1 = medium
     l2 = NordicProblem(problem.gram, problem.signs, problem.C, method="nordic2", penalty="l2")
