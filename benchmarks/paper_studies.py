@@ -143,9 +143,11 @@ def print_summary(table, methods, start, load_before, run_rows):
         print("\nTask seconds per method in this run (count, total, mean per task):")
         print(per.reindex(methods).dropna().round(2).to_string())
     timing = timing_summary(table, study_spec(spec_name(table)))
-    print(f"\nOne replication of every cell: {timing['per_replication']:.0f} task-seconds; "
-          f"100 replications on 2 workers: ~{timing['wall_minutes']:.0f} min wall (target "
-          f"{timing['target_minutes']:g} min; measured at the load above)")
+    print(f"\nOne replication of every cell: {timing['per_replication']:.0f} task-seconds "
+          f"({timing['cpu_per_replication']:.0f} CPU seconds); 100 replications on 2 workers: "
+          f"~{timing['wall_minutes']:.0f} min wall at the load above, ~"
+          f"{timing['idle_minutes']:.0f} min on idle cores (target "
+          f"{timing['target_minutes']:g} min)")
     print("\nMean task seconds per design and method (all rows):")
     print(ok.pivot_table(index="design", columns="method", values="total_time", sort=False)
           .reindex(columns=methods).round(2).to_string())

@@ -24,8 +24,10 @@ columns = predicted), the timings and a ``status``/``message``.  Solver
 certificates: ``solver_status`` and ``solver_gap`` of the refit (NORDIC methods;
 ``"optimal"`` only when certified, None for the competitors) and
 ``solver_warnings``, the number of fits of the task (tuning grid and refit)
-that stopped with a :class:`~nordicstats.exceptions.SolverLimitWarning`; ``load``,
-the 1-minute load average when the task finished (timings on a shared machine).
+that stopped with a :class:`~nordicstats.exceptions.SolverLimitWarning`.  Timings:
+wall seconds ``tune_time``, ``fit_time``, ``total_time``; ``cpu_time``, the task's
+CPU seconds (what it costs on an idle core); ``load``, the 1-minute load average
+when the task finished (wall times on a shared machine grow with it).
 
 Cost-sensitive training.  ``cost="train"`` fits NORDIC's methods with the scoring
 cost matrix ``costs`` (hinge weights |cost[l, k+1] - cost[l, k]|, see
@@ -82,7 +84,7 @@ PAPER_METHODS = {
 }
 
 KEY = ("design", "method", "rep")
-_TIMING_COLUMNS = ("tune_time", "fit_time", "total_time", "load")  # vary between runs
+_TIMING_COLUMNS = ("tune_time", "fit_time", "total_time", "cpu_time", "load")  # vary by run
 _RESERVED = {"design", "method", "rep", "seed", "config", "C", "gamma", "tuning_score",
              "error", "mae", "weighted_error", "confusion", "levels", "n_train", "n_tune",
              "n_test", "status", "message", "warnings", "traceback", "solver_status",
@@ -247,7 +249,7 @@ def run_task(design, method, rep, seed, scoring="error", costs=None, cv=None,
            "config": configuration(design, method, scoring=scoring, costs=costs, cv=cv,
                                    C_grid=C_grid, width_quantiles=width_quantiles,
                                    **({} if cost is None else {"cost": cost}))}
-    start = time.perf_counter()
+    start, start_cpu = time.perf_counter(), time.process_time()
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         try:
@@ -263,6 +265,7 @@ def run_task(design, method, rep, seed, scoring="error", costs=None, cv=None,
     # fits (tuning grid or refit) whose solver stopped without a certificate
     row["solver_warnings"] = sum(issubclass(w.category, SolverLimitWarning) for w in caught)
     row["total_time"] = time.perf_counter() - start
+    row["cpu_time"] = time.process_time() - start_cpu  # this process's CPU: load-independent
     row["load"] = os.getloadavg()[0]  # the machine's 1-minute load when the task finished
     return row
 

@@ -286,33 +286,62 @@ NOTES = {
 
 
 def timing_summary(table, spec):
-    """Task seconds of one replication of every cell and the projected full-study wall time.
+    """Seconds of one replication of every cell and the projected full-study wall time.
 
     ``per_replication`` is the sum over (design, method) cells of the mean task
-    seconds of the finished rows; ``wall_minutes`` spreads 100 replications of it
-    over two workers (perfect parallelism, at the load the rows were measured at).
+    seconds (wall clock) of the finished rows, ``cpu_per_replication`` the same
+    for the tasks' CPU seconds (rows that recorded them).  ``wall_minutes``
+    spreads 100 replications over two workers at the load the rows met;
+    ``idle_minutes`` does the same with the CPU seconds, i.e. on an otherwise
+    idle 2-core machine (perfect parallelism in both).
     """
     ok = _ok(table)
-    per_cell = ok.groupby(["design", "method"])["total_time"].mean()
-    per_replication = float(per_cell.sum())
-    by_method = per_cell.groupby(level="method").sum().reindex(list(spec.methods)).dropna()
+    scale = PAPER_REPLICATIONS / WORKERS / 60.0
+
+    def per_cell(column):
+        if column not in ok:
+            return pd.Series(dtype=float)
+        return ok.dropna(subset=[column]).groupby(["design", "method"])[column].mean()
+
+    wall, cpu = per_cell("total_time"), per_cell("cpu_time")
+    complete = cpu.size == wall.size and cpu.size > 0
     load = ok["load"].dropna() if "load" in ok else pd.Series(dtype=float)
-    return {"per_replication": per_replication, "by_method": by_method,
-            "wall_minutes": per_replication * PAPER_REPLICATIONS / WORKERS / 60.0,
+    return {"per_replication": float(wall.sum()),
+            "by_method": wall.groupby(level="method").sum().reindex(list(spec.methods)).dropna(),
+            "wall_minutes": float(wall.sum()) * scale,
+            "cpu_per_replication": float(cpu.sum()) if complete else np.nan,
+            "cpu_by_method": (cpu.groupby(level="method").sum().reindex(list(spec.methods))
+                              .dropna() if complete else pd.Series(dtype=float)),
+            "idle_minutes": float(cpu.sum()) * scale if complete else np.nan,
             "target_minutes": spec.target_minutes,
             "load": float(load.mean()) if load.size else np.nan}
 
 
 def _timing_lines(table, spec):
     t = timing_summary(table, spec)
-    shares = ", ".join(f"{m} {v:.1f}" for m, v in t["by_method"].items())
-    verdict = "met" if t["wall_minutes"] <= t["target_minutes"] else "NOT met"
+
+    def verdict(minutes):
+        return "met" if minutes <= t["target_minutes"] else "NOT met"
+
+    def shares(series):
+        return ", ".join(f"{m} {v:.1f}" for m, v in series.items())
+
     load = ("load not recorded" if not np.isfinite(t["load"])
-            else f"mean 1-minute load average {t['load']:.1f} when the rows finished")
-    return [f"One replication of every cell: {t['per_replication']:.0f} task-seconds ({shares}). "
-            f"{PAPER_REPLICATIONS} replications on {WORKERS} workers: ~{t['wall_minutes']:.0f} "
-            f"min wall against the target of {t['target_minutes']:g} min: **{verdict}** "
-            f"({load}; the machine is shared, so the times include other users' load).", ""]
+            else f"mean 1-minute load average {t['load']:.1f} when the tasks finished")
+    lines = [f"Target: the full study ({PAPER_REPLICATIONS} replications) in "
+             f"{t['target_minutes']:g} min wall on {WORKERS} cores.", "",
+             f"* Wall clock at the measured load ({load}; the machine is shared): one "
+             f"replication of every cell takes {t['per_replication']:.0f} task-seconds "
+             f"({shares(t['by_method'])}), so ~{t['wall_minutes']:.0f} min on {WORKERS} "
+             f"workers: **{verdict(t['wall_minutes'])}** at that load."]
+    if np.isfinite(t["idle_minutes"]):
+        lines.append(f"* CPU seconds (what the tasks cost on idle cores): "
+                     f"{t['cpu_per_replication']:.0f} per replication "
+                     f"({shares(t['cpu_by_method'])}), so ~{t['idle_minutes']:.0f} min on "
+                     f"{WORKERS} idle cores: **{verdict(t['idle_minutes'])}**.")
+    else:
+        lines.append("* CPU seconds: not recorded by every cell's rows yet (not yet measured).")
+    return [*lines, ""]
 
 
 def _certificates(table):
@@ -355,8 +384,10 @@ def _study_lines(name, table):
               _counts(table).reindex(columns=list(spec.methods)).to_markdown(), ""]
     certificates = _certificates(table)
     if certificates is not None:
-        lines += ["### Solver certificates (refits not certified optimal / grid fits stopped "
-                  "by a solver limit)", "",
+        lines += ["### Solver certificates", "",
+                  "Per cell: refits whose status is not \"optimal\" (e.g. \"gap_limit\": SCIP "
+                  "stopped at the requested MIP gap) / fits of the tuning grid or refit that "
+                  "stopped with a SolverLimitWarning (not certified).", "",
                   certificates.reindex(columns=list(spec.methods)).to_markdown(), ""]
     return lines
 

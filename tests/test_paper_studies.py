@@ -124,9 +124,13 @@ def test_report_counts_uncertified_fits_and_projects_the_wall_time():
     table["solver_warnings"] = np.where(table["method"] == "NORDIC-0", 2, 0)
     table.loc[table["method"] == "CK", "total_time"] = 4.0
     table["load"] = 1.5
+    table["cpu_time"] = table["total_time"] / 2
     timing = timing_summary(table, STUDIES["balance"])
     assert timing["per_replication"] == pytest.approx(7 * 1.0 + 4.0)
     assert timing["wall_minutes"] == pytest.approx(11.0 * 100 / 2 / 60)
+    assert timing["cpu_per_replication"] == pytest.approx(5.5)
+    assert timing["idle_minutes"] == pytest.approx(5.5 * 100 / 2 / 60)
+    assert timing["cpu_by_method"]["CK"] == pytest.approx(2.0)
     assert timing["by_method"]["CK"] == pytest.approx(4.0) and timing["load"] == 1.5
     text = replication_report({"balance": table})
     cert = text.split("### Solver certificates")[1]
@@ -134,7 +138,9 @@ def test_report_counts_uncertified_fits_and_projects_the_wall_time():
     cells = [c.strip() for c in row.strip("|").split("|")]
     assert cells[1:] == ["0 / 6", "0 / 0", "1 / 0", "0 / 0", "0 / 0", "0 / 0", "0 / 0",
                          "0 / 0"]
-    assert "REDUCED" in text and "**met**" in text  # 3 of 100 replications; 9 min < 15
+    assert "REDUCED" in text and text.count("**met**") == 2  # 3 of 100 reps; 9, 5 min < 15
+    table.loc[table["method"] == "CK", "cpu_time"] = np.nan  # a cell without CPU times
+    assert np.isnan(timing_summary(table, STUDIES["balance"])["idle_minutes"])
 
 
 def test_claims_without_pairs_are_not_yet_measured():
