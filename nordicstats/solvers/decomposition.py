@@ -225,6 +225,28 @@ class DualState:
         self.rebalance()
         return b
 
+    def iterate(self, b, q, max_phi, iteration, dual):
+        """One working-set iteration from intercepts b (the loop body of both solvers).
+
+        Returns
+        -------
+        b : ndarray
+            New intercepts (kept where a boundary had no variable in the working set).
+        dual : float
+            Dual objective after the step.
+        n_phi : int
+            Noncrossing multipliers in the working set.
+        progressed : bool
+            Whether the dual objective rose by more than round-off.
+        """
+        alpha_set, phi_set = self.select(b, q, max_phi)
+        b_new = self.step(alpha_set, phi_set)
+        if (iteration + 1) % 50 == 0:
+            self.refresh()  # G = K omega drifts by round-off over many rank-one updates
+        new = self.dual_objective()
+        return (np.where(np.isnan(b_new), b, b_new), new, phi_set[0].size,
+                new - dual > 1e-15 * max(1.0, abs(new)))
+
     def _apply(self, sub, delta):
         ak, ai = sub.alpha_set
         pk, pi = sub.phi_set
@@ -493,15 +515,10 @@ def solve_dual_decomposition(problem, tol=DEFAULT_TOL, working_set=DEFAULT_WORKI
         if it >= max_iter or (time_limit and time.perf_counter() - start > time_limit):
             status = "iteration_limit" if it >= max_iter else "time_limit"
             break
-        alpha_set, phi_set = state.select(b, int(working_set), int(max_phi))
-        phi_seen = max(phi_seen, phi_set[0].size)
-        b_new = state.step(alpha_set, phi_set)
-        b = np.where(np.isnan(b_new), b, b_new)
+        b, dual, n_phi, progressed = state.iterate(b, int(working_set), int(max_phi), it, dual)
+        phi_seen = max(phi_seen, n_phi)
         it += 1
-        if it % 50 == 0:
-            state.refresh()
-        previous, dual = dual, state.dual_objective()
-        stalled = stalled + 1 if dual - previous <= 1e-15 * max(1.0, abs(dual)) else 0
+        stalled = 0 if progressed else stalled + 1
     state.refresh()
     return _finish(problem, state, status, it, viol, phi_seen, origin,
                    time.perf_counter() - start)
