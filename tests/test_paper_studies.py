@@ -16,6 +16,7 @@ from nordicstats.replication import (
     evaluate_claims,
     paired_difference,
     replication_report,
+    time_column,
     timing_summary,
 )
 
@@ -147,3 +148,13 @@ def test_claims_without_pairs_are_not_yet_measured():
     table = _fake_balance({"NORDIC-2": [0.1], "SVR": [0.3], "DR": [0.2]})
     claims = evaluate_claims("balance", table)
     assert set(claims["verdict"]) == {"not yet measured"}
+
+
+def test_time_claims_use_cpu_seconds_when_every_row_has_them():
+    table = _fake_balance({"A": [0.1, 0.2]})
+    table["total_time"] = [5.0, 6.0]
+    assert time_column(table) == "total_time"
+    table["cpu_time"] = [1.0, np.nan]
+    assert time_column(table) == "total_time"
+    table["cpu_time"] = [1.0, 2.0]
+    assert time_column(table) == "cpu_time"
