@@ -19,7 +19,7 @@ which is what Wald tests across boundaries (e.g. parallel boundaries) need.
 
 Plug-in estimator (:class:`BahadurCovariance`): r_ik = 1 - y_i^(k) x~_i' beta^_k,
 G^_kl = n^{-1} sum_i s_ik s_il' with scores s_ik = 1{r_ik >= 0} y_i^(k) x~_i (the ~d+1
-rows exactly on the margin, |r_ik| <= MARGIN_TOL, count 1/2 there), and
+rows exactly on the margin, ``|r_ik| <= MARGIN_TOL``, count 1/2 there), and
 H^_k = (n h_k)^{-1} sum_i kappa(r_ik / h_k) x~_i x~_i' with a smoothing kernel kappa
 and bandwidth h_k = c * min(sd(r_k), IQR(r_k) / 1.34) * n^(-1/3) (the Hall-Sheather
 rate used for the same job in quantile regression; c = 1 by default).  This choice
@@ -304,7 +304,7 @@ class BahadurCovariance:
     def scores(self):
         """s_ik = 1{r_ik >= 0} y_i^(k) x~_i, stacked boundary-major: shape (n, (K-1)(1+d)).
 
-        Rows on the margin (|r_ik| <= MARGIN_TOL) get the indicator 1/2.
+        Rows on the margin (``|r_ik| <= MARGIN_TOL``) get the indicator 1/2.
         """
         r = self.residuals
         indicator = np.where(np.abs(r) <= MARGIN_TOL, 0.5, (r > 0).astype(float))

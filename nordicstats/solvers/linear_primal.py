@@ -1,7 +1,7 @@
 """Linear NORDIC in the primal, as a sparse QP solved by PIQP, with lazy noncrossing rows.
 
 Variables x = (w_1..w_{K-1}, b, xi) with w_k in R^d (paper, eq. linearNORDIC with
-C = 1/lambda):
+C = 1/lambda)::
 
     min  sum_k 1/2 ||w_k||^2 + C sum_{k,i} xi_{k,i}
     s.t. y_ik (x_i'w_k + b_k) + xi_{k,i} >= 1,  xi >= 0                 (hinge rows)
@@ -77,7 +77,7 @@ def solve_linear_primal(problem, tol=1e-9, feas_tol=DEFAULT_FEAS_TOL,
     SolverResult
         ``coef`` (d, K-1), ``intercept``, ``dual_coef=None``; ``multipliers``
         alpha (n, K-1), phi (n, K-2), gamma (K-2); ``kkt_residual`` is the relative
-        duality gap (P - D) / max(1, |P|) recomputed from the multipliers.
+        duality gap ``(P - D) / max(1, |P|)`` recomputed from the multipliers.
 
     Notes
     -----
