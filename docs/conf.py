@@ -56,6 +56,9 @@ def _is_percent_script(path):
 exclude_patterns += [f"vignettes/{p.name}" for p in sorted(VIGNETTES.glob("*.py"))
                      if not _is_percent_script(p)]
 
+# The kernels inherit this environment: a non-interactive MPLBACKEND (Agg, as the test
+# suite sets) would stop the inline backend from putting the figures on the pages.
+os.environ.pop("MPLBACKEND", None)
 nb_custom_formats = {".py": ["jupytext.reads", {"fmt": "py:percent"}]}
 nb_execution_mode = "force"
 nb_execution_raise_on_error = True  # a failing cell fails the build

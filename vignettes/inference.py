@@ -103,7 +103,7 @@ rng = np.random.default_rng(20261122)
 sample = simulate(N, rng)
 model = NORDIC.from_formula("y ~ x1 + x2", sample, kernel="linear", C=1.0)
 bahadur = model.fit(cov_type="bahadur")
-print(bahadur.summary())
+bahadur.summary()
 
 # %% [markdown]
 # The same numbers as pandas objects: `params`, `bse`, `pvalues` are
