@@ -65,7 +65,7 @@ def build_summary(results, alpha=0.05):
         right.append(("MIP gap:", [_fmt(sr.gap)]))
     if getattr(model, "n_dropped", 0):
         left.append(("Rows dropped (NA):", [str(model.n_dropped)]))
-    right.extend(inference.header_rows(results))  # inference (issue 4): Cov. Type, Bandwidth
+    right.extend(inference.header_rows(results))  # inference: Cov. Type, Bandwidth
     if len(left) != len(right):
         short = left if len(left) < len(right) else right
         short.extend([(" ", [" "])] * abs(len(left) - len(right)))
@@ -100,7 +100,7 @@ def _coefficient_tables(results, alpha):
     """Per-boundary coefficient blocks for linear fits (with inference when available)."""
     if not results.model.kernel.is_linear:
         return []
-    if getattr(results, "_cov", None) is not None:  # inference (issue 4): one block per boundary
+    if getattr(results, "_cov", None) is not None:  # inference: one block per boundary
         return inference.coefficient_tables(results, alpha)
     params = results.params
     rows = [[term] + [f"{v:.4f}" for v in params.loc[term]] for term in params.index]
@@ -135,7 +135,7 @@ def _notes(results):
                      f"the relative gap is {_fmt(sr.gap)}.")
     if len(results.levels) == 2:
         lines.append("K = 2: a single boundary, i.e. an ordinary SVM; noncrossing is void.")
-    lines.extend(inference.summary_notes(results))  # inference (issue 4)
+    lines.extend(inference.summary_notes(results))  # inference
     return lines
 
 

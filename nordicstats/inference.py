@@ -78,7 +78,7 @@ __all__ = [
 COND_MAX = 1e8
 #: Fewer observations than this on either side of a boundary triggers an InferenceWarning
 #: (Monte Carlo: at n <= 200 in balanced designs, i.e. ~100 per side, the slopes are biased
-#: upward and even the true SD under-covers; see the shared notes).
+#: upward and even the true SD under-covers; see docs/notes/inference-bandwidth.md).
 MIN_SIDE_COUNT = 100
 #: Residuals within this distance of 0 or 2 for every row mean a constant classifier (w = 0).
 CONSTANT_TOL = 1e-7
@@ -207,7 +207,8 @@ def bandwidth(residuals, rule="hall-sheather", constant=1.0):
     rule : "hall-sheather" or float or array of K-1 floats
         A number is used as the bandwidth itself (``constant`` is then ignored).
     constant : float, default=1.0
-        Constants 1 to 1.5 gave 93-96% coverage in the notes' Monte Carlo; 0.5 under-covers.
+        Constants 1 to 1.5 gave 93-96% coverage in the Monte Carlo of
+        ``docs/notes/inference-bandwidth.md``; 0.5 under-covers.
 
     Returns
     -------
@@ -617,8 +618,8 @@ def population_svm(components, start=None):
     Minimises the hinge risk E[(1 - Y x~'beta)_+] over beta = (b, w')' when X given
     its mixture component is N(mu_c, S_c) and Y = s_c.  With M = Y x~'beta ~ N(m, v)
     in a component, E[(1 - M)_+] = (1 - m) Phi(u) + sqrt(v) phi(u), u = (1 - m)/sqrt(v)
-    (shared notes, "Designs with a known truth"); G and H follow from truncated-normal
-    moments.
+    (``docs/notes/inference-bandwidth.md``, "Designs with a known truth"); G and H
+    follow from truncated-normal moments.
 
     Parameters
     ----------

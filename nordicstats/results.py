@@ -202,7 +202,7 @@ class NORDICResults:
             "bsvm_crossing_rate": float(np.mean(count_crossings(F))),
         }
 
-    # --- inference (issue 4) -----------------------------------------------------------------
+    # --- inference --------------------------------------------------------------------------
     # Covariance of the linear coefficients (nordicstats.inference). Parameters are stacked
     # boundary-major; pandas views are indexed by boundary name and term.
     # The default (cov_type=None on a linear fit) is "bahadur", computed on first use so that

@@ -1,7 +1,7 @@
-"""Tests of nordicstats.inference / nordicstats.bootstrap (issue 4).
+"""Tests of nordicstats.inference / nordicstats.bootstrap.
 
 Reference values: beta* and the asymptotic SDs of the two binary designs D1, D2 are the
-shared notes' values (/work/shared/notes/inference.md, computed there independently); the
+values of docs/notes/inference-bandwidth.md (computed there independently); the
 point estimates in the Monte Carlo come from libsvm (scikit-learn SVC, an independent solver
 of the same C * hinge + 1/2 ||w||^2 problem) and, at n = 20000, from cvxpy/Clarabel on the
 primal.
@@ -35,7 +35,7 @@ from nordicstats.inference import (
 )
 
 S2 = np.array([[1.0, 0.5, 0.0], [0.5, 1.0, 0.0], [0.0, 0.0, 1.0]])
-# name: (P(Y=+1), mu+, mu-, S, beta* and asymptotic SD from the shared notes)
+# name: (P(Y=+1), mu+, mu-, S, beta* and asymptotic SD from docs/notes/inference-bandwidth.md)
 DESIGNS = {
     "D1": (0.5, np.array([1.0, 0.0]), np.array([-1.0, 0.0]), np.eye(2),
            [0.0, 1.4339607462, 0.0], [2.3228758, 2.6275870, 2.3228758]),

@@ -39,7 +39,7 @@ SOLVERS = {
 # solver="auto" keeps quadprog (the exact dense reference) while n(K-1) is at most this;
 # above it, linear problems go to the sparse primal (PIQP, when installed) and the
 # others to the decomposition solver.  quadprog's cost grows like (n(K-1))^3.5:
-# ~0.1 s at n(K-1) = 200, ~10 s at 800 (shared/notes/solvers.md).
+# ~0.1 s at n(K-1) = 200, ~10 s at 800 (docs/notes/solver-measurements.md).
 AUTO_QUADPROG_MAX_ROWS = 200
 # Linear problems go to the sparse primal (PIQP) above this many rows n(K-1); it
 # returns w (coef) and no dual_coef, and never needs the n x n Gram matrix.

@@ -129,8 +129,9 @@ def solve_nordic2_scip(problem, time_limit=None, mip_gap=1e-6, threads=1,
         ``"repair"``: the relaxation with its crossings repaired (l1; K-1 more LPs);
         ``"nordic1"``: the joint-form NORDIC-1 solution.  The better starts cost
         more than they saved SCIP ("repair" took a median 1.16x, 0.92-1.56x, the
-        CPU time in ``benchmarks/bench_nordic2.py``, as the shared notes found for
-        NORDIC-1); they pay off when a time limit may stop SCIP early.
+        CPU time in ``benchmarks/bench_nordic2.py``, as
+        ``docs/notes/solver-measurements.md`` records for NORDIC-1); they pay off
+        when a time limit may stop SCIP early.
     verbose : bool, default=False
         Print SCIP's log.
 

@@ -23,7 +23,8 @@ quadprog (Goldfarb-Idnani) needs a positive definite Hessian, but this one is
 only semi-definite, so a ridge ``rho * I`` is added.  ``rho`` is relative to the
 mean diagonal; ``tests/test_qp.py`` checks against an independent primal solve
 that the default does not move the optimum (1e-12 gave wrong answers on these
-machines, 1e-6 gave the objective to ~1e-8; see shared notes).  A few proximal-point
+machines, 1e-6 gave the objective to ~1e-8; see
+``docs/notes/solver-measurements.md``).  A few proximal-point
 refinements ``theta <- argmin 1/2 theta'(H + rho I)theta - (a + rho theta_prev)'theta``
 remove the ridge's bias.  The intercepts come from the LP with omega fixed that
 the paper describes (Section 3.3), solved with HiGHS.
