@@ -23,6 +23,8 @@ import pkgutil
 import re
 from pathlib import Path
 
+from sphinx.ext.autodoc.mock import mock
+
 import nordicstats
 
 DOCS = Path(__file__).resolve().parent
@@ -79,8 +81,8 @@ numpydoc_show_class_members = False  # the class template lists the members
 numpydoc_class_members_toctree = False
 numpydoc_attributes_as_param_list = True
 
-if importlib.util.find_spec("rpy2") is None:  # the R bridge is documented without R
-    autodoc_mock_imports = ["rpy2"]
+# The R bridge is documented without R: rpy2 is mocked when it is not installed.
+autodoc_mock_imports = [] if importlib.util.find_spec("rpy2") else ["rpy2"]
 
 
 def _listed_modules():
@@ -139,14 +141,16 @@ def _undocumented(seen):
 
 
 API_MODULES = _listed_modules()
-API_MEMBERS, _DOCUMENTED = api_members(API_MODULES)
+with mock(autodoc_mock_imports):
+    API_MEMBERS, _DOCUMENTED = api_members(API_MODULES)
+    UNDOCUMENTED = _undocumented(_DOCUMENTED)
 autosummary_context = {"api_members": API_MEMBERS}
 
 
 def _check_api_coverage(app):
     from sphinx.util import logging
 
-    for name in _undocumented(_DOCUMENTED):
+    for name in UNDOCUMENTED:
         logging.getLogger("nordicstats.docs").warning(
             "%s is public but not in the API reference: add its module (or a module that "
             "exports it in __all__) to docs/api/index.rst", name)
