@@ -21,13 +21,19 @@ import inspect
 import os
 import pkgutil
 import re
+import sys
 from pathlib import Path
 
 from sphinx.ext.autodoc.mock import mock
 
-import nordicstats
-
 DOCS = Path(__file__).resolve().parent
+# Document and run this checkout's package (the vignette kernels inherit PYTHONPATH).
+sys.path.insert(0, str(DOCS.parent))
+os.environ["PYTHONPATH"] = os.pathsep.join(
+    [str(DOCS.parent)] + [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p])
+
+import nordicstats  # noqa: E402
+
 VIGNETTES = DOCS / "vignettes"
 
 project = "nordicstats"
