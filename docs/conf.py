@@ -6,8 +6,9 @@ vignettes at their reduced size.
 
 * API reference: ``api/index.rst`` lists the public modules; each module page
   documents the names in the module's ``__all__`` (see ``api_members``), every
-  object once, at the first listed module that exports it.  A public class or
-  function that no listed module documents fails the build (``-W``).
+  object once, at the first listed module that exports it (later modules link
+  to it).  A public module that is not listed, or a public class or function
+  that no listed module documents, fails the build (``-W``).
 * Vignettes: every percent-format script ``vignettes/*.py`` (``# %%`` cells,
   jupytext) is read by MyST-NB through jupytext and executed in a Jupyter
   kernel; ``docs/vignettes`` is a link to the repository's ``vignettes/``.
@@ -111,46 +112,56 @@ def _is_documentable(value):
 
 
 def api_members(modules):
-    """Map each listed module to the names its page documents.
+    """Map each listed module to the names its page documents and the names it re-exports.
 
     Every object is documented once, at the first listed module that exports it
-    (constants: the same object under the same name).
+    (constants: the same object under the same name); a later module that exports it
+    links to that page.  Returns (members, also, seen): members[module] lists the
+    names documented there, also[module] the full names of its re-exported objects.
     """
-    seen, members = set(), {}
+    home, members, also = {}, {}, {}
     for name in modules:
         module = importlib.import_module(name)
-        names = []
+        members[name], also[name] = [], []
         for attr in _public_names(module):
             value = getattr(module, attr)
             key = id(value) if _is_documentable(value) else (attr, id(value))
-            if key in seen:
+            if key in home:
+                also[name].append(home[key])
                 continue
-            seen.add(key)
-            names.append(attr)
-        members[name] = names
-    return members, seen
+            home[key] = f"{name}.{attr}"
+            members[name].append(attr)
+    return members, also, set(home)
 
 
-def _undocumented(seen):
-    """Public classes and functions of public modules that no listed module documents."""
-    missing = []
+def _public_modules():
+    """Names of the package's public modules (no part starting with an underscore)."""
+    names = ["nordicstats"]
     for info in pkgutil.walk_packages(nordicstats.__path__, "nordicstats."):
-        if any(part.startswith("_") for part in info.name.split(".")):
-            continue
-        module = importlib.import_module(info.name)
+        if not any(part.startswith("_") for part in info.name.split(".")):
+            names.append(info.name)
+    return names
+
+
+def _undocumented(seen, listed):
+    """Public modules not listed in ``api/index.rst``, and public classes and functions
+    of public modules that no listed module documents."""
+    missing = [name for name in _public_modules() if name not in listed]
+    for name in _public_modules():
+        module = importlib.import_module(name)
         for attr in _public_names(module):
             value = getattr(module, attr, None)
-            if (_is_documentable(value) and value.__module__ == info.name
+            if (_is_documentable(value) and value.__module__ == name
                     and id(value) not in seen):
-                missing.append(f"{info.name}.{attr}")
+                missing.append(f"{name}.{attr}")
     return missing
 
 
 API_MODULES = _listed_modules()
 with mock(autodoc_mock_imports):
-    API_MEMBERS, _DOCUMENTED = api_members(API_MODULES)
-    UNDOCUMENTED = _undocumented(_DOCUMENTED)
-autosummary_context = {"api_members": API_MEMBERS}
+    API_MEMBERS, API_ALSO, _DOCUMENTED = api_members(API_MODULES)
+    UNDOCUMENTED = _undocumented(_DOCUMENTED, set(API_MODULES))
+autosummary_context = {"api_members": API_MEMBERS, "api_also": API_ALSO}
 
 
 def _check_api_coverage(app):
@@ -158,8 +169,8 @@ def _check_api_coverage(app):
 
     for name in UNDOCUMENTED:
         logging.getLogger("nordicstats.docs").warning(
-            "%s is public but not in the API reference: add its module (or a module that "
-            "exports it in __all__) to docs/api/index.rst", name)
+            "%s is public but not in the API reference: add it (a module) or its module "
+            "(or a module that exports it in __all__) to docs/api/index.rst", name)
 
 
 # --------------------------------------------------------------------------- HTML

@@ -26,6 +26,7 @@ __all__ = [
     "check_exog",
     "check_consistent_length",
     "design_from_formula",
+    "design_for_new_data",
 ]
 
 
@@ -215,7 +216,7 @@ def boundary_names(levels):
     return [f"{lo}|{hi}" for lo, hi in zip(levels[:-1], levels[1:])]
 
 
-def check_exog(X, name="exog"):
+def check_exog(X, name="exog", allow_missing=False):
     """Return covariates as a finite 2-D float array, with their column names.
 
     Parameters
@@ -224,6 +225,8 @@ def check_exog(X, name="exog"):
         Covariates; a 1-D array is one covariate.
     name : str
         Parameter name used in error messages.
+    allow_missing : bool, default=False
+        Let NaN through (new data for prediction: such rows get a missing prediction).
 
     Returns
     -------
@@ -252,7 +255,7 @@ def check_exog(X, name="exog"):
         raise ValueError(f"{name} must be 2-D (n, d); got shape {values.shape}.")
     if values.shape[0] == 0 or values.shape[1] == 0:
         raise ValueError(f"{name} is empty (shape {values.shape}); it needs rows and columns.")
-    bad = ~np.isfinite(values)
+    bad = ~np.isfinite(values) & ~(allow_missing & np.isnan(values))
     if bad.any():
         rows = np.flatnonzero(bad.any(axis=1))
         raise ValueError(
@@ -326,3 +329,35 @@ def design_from_formula(formula, data, subset=None, missing="drop"):
         raise ValueError(f"could not build the design matrix for {formula!r}: {exc}") from exc
     exog = design.drop(columns=["Intercept"], errors="ignore")
     return data.loc[exog.index, response], exog, design.design_info, n_rows - len(exog)
+
+
+def design_for_new_data(design_info, data):
+    """Covariates of new rows built with a fitted formula's design, one row per row of ``data``.
+
+    Rows with a missing value in a variable the formula uses come back as rows of NaN
+    (patsy drops them; they are put back in place), so that predictions keep the index.
+
+    Parameters
+    ----------
+    design_info : patsy.DesignInfo
+        From :func:`design_from_formula`.
+    data : pandas.DataFrame
+
+    Returns
+    -------
+    pandas.DataFrame
+        Without the intercept column, indexed 0..m-1.
+
+    Raises
+    ------
+    ValueError
+        The data do not fit the formula (a missing column, an unseen category).
+    """
+    import patsy
+
+    frame = data.reset_index(drop=True)
+    try:
+        (design,) = patsy.build_design_matrices([design_info], frame, return_type="dataframe")
+    except patsy.PatsyError as exc:
+        raise ValueError(f"new data do not fit the model formula: {exc}") from exc
+    return design.drop(columns=["Intercept"], errors="ignore").reindex(range(len(frame)))

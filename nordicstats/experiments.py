@@ -36,6 +36,10 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
+from nordicstats import datasets, metrics
+from nordicstats.compare import make_classifier
+from nordicstats.datasets import load_balance_scale, stratified_split
+from nordicstats.exceptions import missing_dependency
 from nordicstats.tuning import PAPER_C_GRID, PAPER_WIDTH_QUANTILES, default_grid, tune
 
 __all__ = [
@@ -138,14 +142,10 @@ class Method:
 
     def factory(self, **params):
         """A fresh classifier with the fixed and the given parameters."""
-        from nordicstats.compare import make_classifier
-
         return make_classifier(self.name, **{**self.params, **params})
 
 
 def _balance_split(n, random_state=None):
-    from nordicstats.datasets import load_balance_scale, stratified_split
-
     data = load_balance_scale()
     X, y = data.drop(columns="balance"), data["balance"]
     train, tuning, test = stratified_split(y, [n, n], random_state=random_state)
@@ -156,8 +156,6 @@ def _balance_split(n, random_state=None):
 
 def _simulated_split(kind, d, sigma, train_size=100, tune_size=100, test_size=10000,
                      random_state=None):
-    from nordicstats import datasets
-
     generator = {"nonlinear": datasets.make_nonlinear, "donut": datasets.make_donut}[kind]
     rng = np.random.default_rng(random_state)
     parts = [generator(size, d=d, sigma=sigma, random_state=rng) if size else (None, None)
@@ -250,8 +248,6 @@ def run_task(design, method, rep, seed, scoring="error", costs=None, cv=None,
 
 
 def _tune_and_test(split, method, scoring, costs, cv, cv_seed, C_grid, width_quantiles):
-    from nordicstats import metrics
-
     grid = method.grid if method.grid is not None else default_grid(
         method.factory, split.X_train, C_grid, width_quantiles)
     holdout = split.X_tune is not None and cv is None
@@ -394,8 +390,6 @@ def _execute(tasks, options, path, n_jobs, backend, progress, time_limit=None):
 
 
 def _require_dask_client():
-    from nordicstats.exceptions import missing_dependency
-
     try:
         from distributed import get_client
     except ImportError as exc:

@@ -10,27 +10,20 @@ from __future__ import annotations
 import dataclasses
 
 import numpy as np
-import pandas as pd
 
 from nordicstats._validation import check_choice, check_positive
-from nordicstats.data import (
-    binary_signs,
-    boundary_names,
-    check_consistent_length,
-    check_exog,
-    design_from_formula,
-    encode_ordinal,
-)
+from nordicstats.data import binary_signs
 from nordicstats.kernels import check_gram, make_kernel
+from nordicstats.ordinal import OrdinalModel
+from nordicstats.results import NORDICResults
 from nordicstats.solvers import METHODS, NONCROSSING, NordicProblem, choose_solver, solve
 
 __all__ = ["NORDIC"]
 
-METHOD_NAMES = {"bsvm": "BSVM", "nordic0": "NORDIC-0", "nordic1": "NORDIC-1", "nordic2": "NORDIC-2"}
 PENALTIES = ("l2", "l1")
 
 
-class NORDIC:
+class NORDIC(OrdinalModel):
     """Noncrossing ordinal classification (Qiao): K-1 jointly trained SVM boundaries.
 
     Boundary k separates levels ``1..k`` from ``k+1..K``; its discriminant is
@@ -95,11 +88,10 @@ class NORDIC:
     def __init__(self, endog, exog, method="nordic1", kernel="rbf", C=1.0, gamma=None, degree=3,
                  coef0=1.0, order=None, noncrossing=None, penalty=None, solver="auto",
                  solver_options=None):
+        self._init_kwds = {k: v for k, v in locals().items() if k not in ("self", "endog", "exog")}
         self.method = check_choice(method, "method", METHODS)
         self.C = check_positive(C, "C")
-        self.response = encode_ordinal(endog, order=order)
-        self.exog, self.exog_names = check_exog(exog)
-        check_consistent_length(self.response.codes.size, self.exog.shape[0])
+        self._set_data(endog, exog, order)
         self.kernel = make_kernel(kernel, self.exog, gamma=gamma, degree=degree, coef0=coef0)
         default_form = "joint" if self.kernel.is_linear else "separate"
         self.noncrossing = check_choice(noncrossing or default_form, "noncrossing", NONCROSSING)
@@ -118,65 +110,12 @@ class NORDIC:
             )
         self.solver = solver
         self.solver_options = dict(solver_options or {})
-        self.design_info = None
-        self.formula = None
-        self.n_dropped = 0
         self._gram = None
 
-    # --- construction ------------------------------------------------------------------------
-    @classmethod
-    def from_formula(cls, formula, data, subset=None, missing="drop", **kwargs):
-        """Create a model from a formula ``"response ~ terms"`` and a DataFrame.
-
-        The response must be a column name (ideally an ordered categorical);
-        the right-hand side is expanded by patsy (dummies for categorical
-        terms, interactions, transforms).  The intercept column is dropped
-        because every boundary has its own b_k.
-
-        Parameters
-        ----------
-        formula : str
-        data : pandas.DataFrame
-        subset : array-like of bool or index, optional
-            Rows to use.
-        missing : {"drop", "raise"}, default="drop"
-            Rows with a missing response or covariate are dropped (and counted
-            in the summary) or raise.
-        **kwargs
-            Passed to :class:`NORDIC`.
-
-        Returns
-        -------
-        NORDIC
-        """
-        endog, exog, design_info, n_dropped = design_from_formula(formula, data, subset,
-                                                                  missing)
-        model = cls(endog, exog, **kwargs)
-        model.design_info = design_info
-        model.formula = formula
-        model.n_dropped = n_dropped
-        return model
-
-    # --- names -------------------------------------------------------------------------------
-    @property
-    def levels(self):
-        """The K ordered levels of the response."""
-        return self.response.levels
-
-    @property
-    def boundary_names(self):
-        """``["a|b", ...]``: the K-1 boundaries between adjacent levels."""
-        return boundary_names(self.levels)
-
-    @property
-    def endog_names(self):
-        """Name of the response."""
-        return self.response.name
-
-    @property
-    def nobs(self):
-        """Number of observations used."""
-        return self.exog.shape[0]
+    def _get_init_kwds(self):
+        """Constructor options without the data, to build the same model on other rows
+        (statsmodels' name; the bootstrap refits with them)."""
+        return dict(self._init_kwds)
 
     # --- fitting -----------------------------------------------------------------------------
     @property
@@ -221,7 +160,7 @@ class NORDIC:
         Parameters
         ----------
         cov_type : str, optional
-            Covariance of the linear coefficients (see :mod:`nordicstats.inference`).
+            Covariance of the linear coefficients (see :mod:`nordicstats.covariance`).
         cov_kwds : dict, optional
             Options of the covariance estimator.
         fitted_at : datetime, optional
@@ -234,37 +173,7 @@ class NORDIC:
         -------
         NORDICResults
         """
-        from nordicstats.results import NORDICResults
-
         options = {**self.solver_options, **solver_options}
         solver_result = solve(self.build_problem(), solver=self.solver, **options)
         return NORDICResults(self, solver_result, cov_type=cov_type, cov_kwds=cov_kwds,
                              fitted_at=fitted_at)
-
-    # --- new data ----------------------------------------------------------------------------
-    def exog_for(self, X):
-        """Covariates of new data in the training layout (formula models apply the design).
-
-        Raises
-        ------
-        ValueError
-            Wrong number of columns, missing columns, NaN.
-        """
-        if self.design_info is not None and isinstance(X, pd.DataFrame):
-            import patsy
-
-            try:
-                (design,) = patsy.build_design_matrices([self.design_info], X,
-                                                        return_type="dataframe")
-            except patsy.PatsyError as exc:
-                raise ValueError(f"new data do not fit the model formula: {exc}") from exc
-            X = design.drop(columns=["Intercept"], errors="ignore")
-        elif isinstance(X, pd.DataFrame) and set(self.exog_names) <= set(map(str, X.columns)):
-            X = X.rename(columns=str)[self.exog_names]
-        values, _ = check_exog(X, name="X")
-        if values.shape[1] != self.exog.shape[1]:
-            raise ValueError(
-                f"X has {values.shape[1]} columns but the model was fitted with "
-                f"{self.exog.shape[1]} ({self.exog_names})."
-            )
-        return values

@@ -2,21 +2,26 @@
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as _dt
-from functools import cached_property
+import warnings
+from functools import cached_property, partial
 
 import numpy as np
 import pandas as pd
+from scipy import stats
 
+from nordicstats._summary import build_summary
+from nordicstats.covariance import FitArrays, check_cov_kwds, estimate_covariance
+from nordicstats.exceptions import InferenceWarning
+from nordicstats.hypotheses import parallel_restrictions, parse_restrictions, wald_test
+from nordicstats.ordinal import OrdinalResults
 from nordicstats.solvers import solve
-from nordicstats.solvers.problem import count_crossings, predict_codes
+from nordicstats.solvers.problem import count_crossings
 
 __all__ = ["NORDICResults"]
 
-_PREDICT_WHICH = ("class", "decision")
-
-
-class NORDICResults:
+class NORDICResults(OrdinalResults):
     """Results of :meth:`NORDIC.fit`.
 
     Attributes
@@ -28,7 +33,7 @@ class NORDICResults:
     fitted_at : datetime.datetime
         When the fit finished (shown in the summary; settable for reproducible text).
     cov_type : str or None
-        Covariance type of the linear coefficients (see :mod:`nordicstats.inference`):
+        Covariance type of the linear coefficients (see :mod:`nordicstats.covariance`):
         "bahadur" (default for linear fits, computed on first use), "bootstrap", or
         None (kernel fits, or ``cov_type="none"``).
 
@@ -47,21 +52,6 @@ class NORDICResults:
         self._init_covariance(cov_type, cov_kwds)
 
     # --- coefficients ------------------------------------------------------------------------
-    @property
-    def boundary_names(self):
-        """``["a|b", ...]`` names of the K-1 boundaries."""
-        return self.model.boundary_names
-
-    @property
-    def levels(self):
-        """The ordered levels of the response."""
-        return self.model.levels
-
-    @property
-    def nobs(self):
-        """Number of observations used in the fit."""
-        return self.model.nobs
-
     @property
     def objective(self):
         """Primal objective at the solution (penalty + C * hinge slacks)."""
@@ -121,58 +111,21 @@ class NORDICResults:
         return self._decision(self.model.exog)
 
     def _decision(self, X):
+        """f_k(x) = K(x, X_train) omega_k + b_k, or x'w_k + b_k for the linear kernel."""
         b = self.solver_result.intercept
         if self.model.kernel.is_linear:
             return X @ self._linear_weights() + b
         return self.model.kernel(X, self.model.exog) @ self.solver_result.dual_coef + b
 
-    def decision_function(self, X=None):
-        """Decision values f_k(x), shape (n, K-1); positive means above boundary k.
-
-        Parameters
-        ----------
-        X : array-like or DataFrame, optional
-            New covariates (raw data for formula models); default the training data.
-        """
-        if X is None:
-            return self.fittedvalues.copy()
-        return self._decision(self.model.exog_for(X))
-
-    def predict(self, X=None, which="class"):
-        """Predicted levels, or decision values.
-
-        Parameters
-        ----------
-        X : array-like or DataFrame, optional
-            New covariates; default the training data.
-        which : {"class", "decision"}, default="class"
-            ``"class"``: the user's labels (a categorical Series indexed like a
-            DataFrame ``X``, else a ``pandas.Categorical``); ``"decision"``: a
-            DataFrame of f_k(x) with one column per boundary.
-
-        Returns
-        -------
-        pandas.Categorical, pandas.Series or pandas.DataFrame
-        """
-        if which not in _PREDICT_WHICH:
-            raise ValueError(f"The 'which' parameter of predict must be one of "
-                             f"{list(_PREDICT_WHICH)}. Got {which!r} instead.")
-        F = self.decision_function(X)
-        index = X.index if isinstance(X, pd.DataFrame) else None
-        if which == "decision":
-            return pd.DataFrame(F, columns=self.boundary_names, index=index)
-        labels = self.model.response.labels(predict_codes(F))
-        if index is not None:
-            return pd.Series(labels, index=index, name=self.model.endog_names)
-        return labels
-
     def crossing_rate(self, X=None):
         """Share of rows whose sign sequence f_1, ..., f_{K-1} is not non-increasing.
 
         A crossing row has an empty intersection of prediction sets (paper,
-        Section 3): 0 for NORDIC on its training data.
+        Section 3): 0 for NORDIC on its training data.  Rows with a missing covariate
+        are left out.
         """
-        return float(np.mean(count_crossings(self.decision_function(X))))
+        F = self.decision_function(X)
+        return float(np.mean(count_crossings(F[~np.isnan(F).any(axis=1)])))
 
     # --- price of noncrossing ----------------------------------------------------------------
     @cached_property
@@ -202,15 +155,13 @@ class NORDICResults:
             "bsvm_crossing_rate": float(np.mean(count_crossings(F))),
         }
 
-    # --- inference --------------------------------------------------------------------------
-    # Covariance of the linear coefficients (nordicstats.inference). Parameters are stacked
+    # --- inference ------------------------------------------------------------------------------
+    # Covariance of the linear coefficients (nordicstats.covariance). Parameters are stacked
     # boundary-major; pandas views are indexed by boundary name and term.
     # The default (cov_type=None on a linear fit) is "bahadur", computed on first use so that
     # fits used only for prediction (tuning, the sklearn wrapper) pay nothing and see no
     # InferenceWarning; an explicit cov_type is computed (and validated) at fit time.
     def _init_covariance(self, cov_type, cov_kwds):
-        from nordicstats.inference import check_cov_kwds, compute_covariance
-
         if cov_type is None and not cov_kwds and self.model.kernel.is_linear:
             self.cov_type, self.cov_kwds = "bahadur", check_cov_kwds("bahadur", None)
             return
@@ -219,19 +170,21 @@ class NORDICResults:
         self.cov_kwds = {} if self._cov_value is None else dict(self._cov_value.cov_kwds)
 
     @property
-    def _cov(self):
-        if "_cov_value" not in self.__dict__:
-            from nordicstats.inference import compute_covariance
+    def covariance(self):
+        """The :class:`~nordicstats.covariance.CovarianceResult` (None without inference).
 
+        The default Bahadur covariance is computed here on first use.
+        """
+        if "_cov_value" not in self.__dict__:
             self._cov_value = compute_covariance(self, self.cov_type, None, stacklevel=5)
         return self._cov_value
 
     def _require_cov(self):
-        if self._cov is None:
+        if self.covariance is None:
             fix = ("refit with cov_type='bahadur' or use get_robustcov_results()"
                    if self.model.kernel.is_linear else "they exist for kernel='linear' fits only")
             raise AttributeError(f"This fit has no covariance (cov_type=None); {fix}.")
-        return self._cov
+        return self.covariance
 
     def cov_params(self):
         """Joint covariance of all coefficients, indexed by (boundary, term) on both axes.
@@ -239,16 +192,12 @@ class NORDICResults:
         Cov(beta^_k, beta^_l) = H_k^{-1} G_kl H_l^{-1} / n for ``cov_type="bahadur"``
         (Koo et al. 2008 with the paper's Theorem 1), or the bootstrap covariance.
         """
-        from nordicstats.inference import param_index
-
         index = param_index(self)
         return pd.DataFrame(self._require_cov().cov, index=index, columns=index)
 
     @property
     def bse(self):
         """Standard errors, shaped like ``params`` (NaN where not available, with a warning)."""
-        from nordicstats.inference import as_table
-
         return as_table(self, np.sqrt(np.diag(self._require_cov().cov)))
 
     @property
@@ -259,8 +208,6 @@ class NORDICResults:
     @property
     def pvalues(self):
         """Two-sided normal p-values of H0: coefficient = 0."""
-        from scipy import stats
-
         z = self.tvalues
         return pd.DataFrame(2.0 * stats.norm.sf(np.abs(z.to_numpy())), index=z.index,
                             columns=z.columns)
@@ -274,10 +221,6 @@ class NORDICResults:
 
     def conf_int(self, alpha=0.05):
         """Wald intervals beta^ -+ z_{1-alpha/2} se, rows (boundary, term), columns lower/upper."""
-        from scipy import stats
-
-        from nordicstats.inference import param_index
-
         if not 0 < alpha < 1:
             raise ValueError(f"The 'alpha' parameter must be in (0, 1). Got {alpha!r} instead.")
         est, se = self.params.to_numpy().T.ravel(), self.bse.to_numpy().T.ravel()
@@ -285,10 +228,19 @@ class NORDICResults:
         return pd.DataFrame({"lower": est - half, "upper": est + half}, index=param_index(self))
 
     def summary_frame(self, alpha=0.05):
-        """The summary's coefficient blocks as one DataFrame indexed by (boundary, term)."""
-        from nordicstats.inference import summary_frame
+        """The summary's coefficient blocks as one DataFrame indexed by (boundary, term).
 
-        return summary_frame(self, alpha)
+        Columns coef, std err, z, P>|z| and the interval; a fit without a covariance
+        (kernel fits, ``cov_type="none"``) has the estimates only (``coef``: b_k, and
+        w_k for the linear kernel).
+        """
+        if self.covariance is None:
+            table = (self.params if self.model.kernel.is_linear
+                     else self.intercept.to_frame().T.rename(index={"intercept": "Intercept"}))
+            index = pd.MultiIndex.from_product([list(self.boundary_names), list(table.index)],
+                                               names=["boundary", "term"])
+            return pd.DataFrame({"coef": table.to_numpy().T.ravel()}, index=index)
+        return _summary_frame(self, alpha)
 
     def wald_test(self, r_matrix, q=None):
         """Chi-square Wald test of linear restrictions R beta = q across boundaries.
@@ -307,9 +259,6 @@ class NORDICResults:
         -------
         WaldTestResult
         """
-        from nordicstats.hypotheses import parse_restrictions, wald_test
-        from nordicstats.inference import param_index, param_labels
-
         cov = self._require_cov().cov
         if isinstance(r_matrix, str) or (isinstance(r_matrix, (list, tuple)) and r_matrix
                                          and isinstance(r_matrix[0], str)):
@@ -326,9 +275,6 @@ class NORDICResults:
         The SVM analogue of the Brant test of proportional odds; uses the joint
         covariance across boundaries.  Needs K >= 3.
         """
-        from nordicstats.hypotheses import parallel_restrictions, wald_test
-        from nordicstats.inference import param_labels
-
         R = parallel_restrictions(len(self.boundary_names), self.params.shape[0])
         return wald_test(self.params.to_numpy().T.ravel(), self._require_cov().cov, R,
                          labels=param_labels(self),
@@ -349,11 +295,143 @@ class NORDICResults:
         Text with ``print(res.summary())``, HTML with ``.as_html()``, LaTeX with
         ``.as_latex()``.
         """
-        from nordicstats._summary import build_summary
-
         return build_summary(self, alpha=alpha)
 
     def __repr__(self):
         return (f"<NORDICResults: {self.model.method}, {self.model.kernel.describe()}, "
                 f"C={self.model.C:g}, K={len(self.levels)}, n={self.nobs}, "
                 f"objective={self.objective:.6g}>")
+
+
+# --- covariance of a fitted model: glue between the fit and nordicstats.covariance ---------
+def _nonlinear_error(model, cov_type):
+    return ValueError(
+        f"cov_type={cov_type!r} needs kernel='linear'. Wald inference (bse, z-tests, conf_int) "
+        "is for the coefficients b_k, w_k of linear NORDIC (the paper's Theorem 1, Section 5.2); "
+        f"this fit uses the {model.kernel.describe()} kernel, whose boundaries have no finite "
+        "coefficient vector, so cov_type='bootstrap' has no coefficients to resample either. "
+        "Refit with kernel='linear', or fit with cov_type=None."
+    )
+
+
+def compute_covariance(results, cov_type=None, cov_kwds=None, stacklevel=5):
+    """Covariance of the coefficients of a fitted linear NORDIC, with its guards.
+
+    Builds the arrays (:class:`~nordicstats.covariance.FitArrays`, with a refit function
+    for the bootstrap), calls :func:`~nordicstats.covariance.estimate_covariance`, adds the
+    note on binding noncrossing constraints and raises the notes as warnings.
+
+    Parameters
+    ----------
+    results : NORDICResults
+    cov_type : {None, "bahadur", "bootstrap", "none"}
+        ``None`` means ``"bahadur"`` for linear fits and no covariance for kernel fits;
+        ``"none"`` skips the covariance (bootstrap refits use it).
+    cov_kwds : dict, optional
+        See :func:`~nordicstats.covariance.check_cov_kwds`.
+
+    Returns
+    -------
+    CovarianceResult or None
+
+    Raises
+    ------
+    ValueError
+        A covariance requested for a non-linear kernel, or invalid options.
+
+    Warns
+    -----
+    InferenceWarning
+        Boundaries with a constant classifier or a near-singular H (their standard
+        errors are NaN); fewer than ``MIN_SIDE_COUNT`` observations on a side of a
+        boundary; noncrossing constraints active at the solution.
+    """
+    model = results.model
+    if cov_type is None:
+        if not model.kernel.is_linear:
+            if cov_kwds:
+                raise _nonlinear_error(model, "bahadur")
+            return None
+        cov_type = "bahadur"
+    if cov_type == "none":
+        return None
+    check_cov_kwds(cov_type, cov_kwds)
+    if not model.kernel.is_linear:
+        raise _nonlinear_error(model, cov_type)
+    codes = model.response.codes
+    fit = FitArrays(X=model.exog, codes=codes, params=results.params.to_numpy(),
+                    boundary_names=tuple(results.boundary_names),
+                    refit=partial(_refit_params, type(model), model._get_init_kwds(), model.exog,
+                                  codes))
+    cov = estimate_covariance(fit, cov_type, cov_kwds)
+    notes = list(cov.notes) + ([_active_note(results)] if cov_type == "bahadur" else [])
+    notes = tuple(note for note in notes if note)
+    for note in notes:
+        warnings.warn(note, InferenceWarning, stacklevel=stacklevel)
+    return dataclasses.replace(cov, notes=notes)
+
+
+def _refit_params(model_class, init_kwds, X, codes, idx):
+    """Refit the model on the rows idx (codes as the response) and return its coefficients."""
+    res = model_class(codes[idx], X[idx], **{**init_kwds, "order": None}).fit(cov_type="none")
+    return res.params.to_numpy()
+
+
+def _active_note(results, tol=1e-8):
+    """InferenceWarning text when noncrossing constraints bind at the solution, else None."""
+    model, sr = results.model, results.solver_result
+    if model.method == "bsvm" or model.response.n_levels < 3:
+        return None
+    count = sr.info.get("active_noncrossing")
+    if count is None and "phi" in sr.multipliers:
+        scale = tol * max(1.0, model.C)
+        count = int(np.sum(np.asarray(sr.multipliers["phi"]) > scale)
+                    + np.sum(np.asarray(sr.multipliers.get("gamma", [])) > scale))
+    if count is None:
+        price = results.price_of_noncrossing
+        if not price:
+            return ("whether the noncrossing constraints bind could not be checked for this "
+                    "solver; if they do, Theorem 1 (same limit law as the unconstrained SVM) is "
+                    "only asymptotic and the intervals may be distorted.")
+        count = int(price["bsvm_crossing_rate"] > 0
+                    or price["objective_increase"] > 1e-6 * max(1.0, abs(price["bsvm_objective"])))
+    if not count:
+        return None
+    return (f"{count} noncrossing constraint(s) are active at the solution. Theorem 1 (the "
+            "constrained fit has the unconstrained SVM's limit law) is asymptotic, so at this "
+            "sample size the Bahadur intervals may be distorted, and test_parallel() tends to "
+            "be conservative (binding constraints pull the boundaries together); compare with "
+            "cov_type='bootstrap'.")
+
+
+# --- pandas views and summary pieces ---------------------------------------------------------
+def param_index(results):
+    """MultiIndex (boundary, term) of the boundary-major parameter vector."""
+    return pd.MultiIndex.from_product([list(results.boundary_names), list(results.params.index)],
+                                      names=["boundary", "term"])
+
+
+def param_labels(results):
+    """``term@boundary`` labels used by the restriction parser."""
+    return [f"{term}@{boundary}" for boundary, term in param_index(results)]
+
+
+def as_table(results, vector):
+    """Boundary-major vector -> DataFrame shaped like ``results.params``."""
+    params = results.params
+    return pd.DataFrame(np.asarray(vector).reshape(params.shape[1], params.shape[0]).T,
+                        index=params.index, columns=params.columns)
+
+
+def _summary_frame(results, alpha=0.05):
+    """One row per (boundary, term): coef, std err, z, P>|z| and the interval."""
+    lo, hi = f"[{alpha / 2:g}", f"{1 - alpha / 2:g}]"
+    ci = results.conf_int(alpha)
+    frame = pd.DataFrame({
+        "coef": results.params.to_numpy().T.ravel(),
+        "std err": results.bse.to_numpy().T.ravel(),
+        "z": results.tvalues.to_numpy().T.ravel(),
+        "P>|z|": results.pvalues.to_numpy().T.ravel(),
+    }, index=param_index(results))
+    frame[lo], frame[hi] = ci["lower"].to_numpy(), ci["upper"].to_numpy()
+    return frame

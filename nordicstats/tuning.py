@@ -29,8 +29,9 @@ For the NORDIC methods (``bsvm``, ``nordic0``, ``nordic1``, ``nordic2``) the
 model, its training kernel matrix and the kernel matrix between the evaluation
 and training rows are built once per width and fold and reused along the ``C``
 grid: each ``C`` only re-solves the problem (:func:`nordicstats.solvers.solve`).
-The decomposition solver (BSVM and NORDIC-1 above 200 dual rows) is warm-started
-from the solution at the previous ``C`` (quadprog and SCIP have no warm start).  The
+The decomposition solver (BSVM and NORDIC-1 above 40 dual rows) and NORDIC-0's
+active-set solver are warm-started from the solution at the previous ``C``
+(quadprog and SCIP have no warm start).  The
 competitors (libsvm-based SVR and DR, CK, ordered logit) are refitted from the
 data at every grid point.
 """
@@ -38,17 +39,20 @@ data at every grid point.
 from __future__ import annotations
 
 import inspect
-import itertools
-import numbers
 import time
 import warnings
 from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
+from sklearn.model_selection import ParameterGrid, StratifiedKFold
 
+from nordicstats import metrics, solvers
+from nordicstats._validation import check_int
+from nordicstats.compare import NORDIC_METHODS, make_classifier
 from nordicstats.exceptions import SolverError
 from nordicstats.kernels import gamma_candidates
+from nordicstats.solvers.problem import predict_codes
 
 __all__ = [
     "PAPER_C_GRID",
@@ -120,10 +124,8 @@ class TuningResults:
 def stratified_folds(y, n_splits=5, random_state=None):
     """Stratified k-fold partition, deterministic for a given ``random_state``.
 
-    Within each class (in level order) the members are shuffled and dealt
-    round-robin to the folds, the deal continuing from where the previous class
-    stopped, so every fold has ``floor`` or ``ceil`` of ``n_c / k`` members of
-    class ``c`` and fold sizes differ by at most one.
+    scikit-learn's ``StratifiedKFold`` with shuffling: every fold has ``floor`` or
+    ``ceil`` of ``n_c / k`` members of class ``c`` and fold sizes differ by at most one.
 
     Parameters
     ----------
@@ -144,8 +146,7 @@ def stratified_folds(y, n_splits=5, random_state=None):
     >>> [len(test) for _, test in folds]
     [3, 3]
     """
-    if isinstance(n_splits, bool) or not isinstance(n_splits, numbers.Integral) or n_splits < 2:
-        raise ValueError(f"The 'n_splits' parameter must be an int >= 2. Got {n_splits!r} instead.")
+    n_splits = check_int(n_splits, "n_splits", 2)
     codes, levels = _factorize(y)
     counts = np.bincount(codes, minlength=len(levels))
     if counts.min() < n_splits:
@@ -153,15 +154,11 @@ def stratified_folds(y, n_splits=5, random_state=None):
         raise ValueError(
             f"class {small!r} has only {counts.min()} observations, fewer than n_splits="
             f"{n_splits}; use n_splits <= {counts.min()} or the tuning-set protocol.")
-    rng = np.random.default_rng(random_state)
-    fold = np.empty(codes.size, dtype=int)
-    start = 0
-    for c in range(len(levels)):
-        members = rng.permutation(np.flatnonzero(codes == c))
-        fold[members] = (start + np.arange(members.size)) % n_splits
-        start = (start + members.size) % n_splits
-    everyone = np.arange(codes.size)
-    return [(everyone[fold != j], everyone[fold == j]) for j in range(n_splits)]
+    if isinstance(random_state, np.random.Generator):  # scikit-learn takes ints/RandomState
+        random_state = int(random_state.integers(2**32 - 1))
+    splitter = StratifiedKFold(n_splits=n_splits, shuffle=True, random_state=random_state)
+    return [(np.sort(train), np.sort(test))
+            for train, test in splitter.split(np.zeros((codes.size, 1)), codes)]
 
 
 def _factorize(y):
@@ -176,6 +173,11 @@ def _factorize(y):
 
 def make_scorer(scoring="error", levels=None):
     """Turn a criterion specification into ``(name, score(y_true, y_pred))``.
+
+    (Not scikit-learn's ``make_scorer``: its scorers are called as
+    ``scorer(estimator, X, y)`` and predict themselves, while the paper's criteria are
+    applied to predictions already made -- pooled out-of-fold predictions under CV,
+    and one prediction per ``C`` along a kernel path.)
 
     Parameters
     ----------
@@ -197,8 +199,6 @@ def make_scorer(scoring="error", levels=None):
     >>> name, score([1, 2, 3], [1, 2, 2])
     ('error', 0.3333333333333333)
     """
-    from nordicstats import metrics
-
     if callable(scoring):
         return getattr(scoring, "__name__", "custom"), scoring
     if isinstance(scoring, str):
@@ -218,8 +218,6 @@ def make_scorer(scoring="error", levels=None):
 
 def _resolve_factory(estimator):
     if isinstance(estimator, str):
-        from nordicstats.compare import make_classifier
-
         make_classifier(estimator)  # validates the name now, with compare's message
         return lambda **params: make_classifier(estimator, **params)
     if callable(estimator):
@@ -273,10 +271,16 @@ def _check_grid(param_grid):
 
 
 def _grid_points(grid):
-    """Grid points, gamma outermost so each kernel matrix is built once."""
+    """Column names and grid points, ``C`` innermost so that one path serves the C grid.
+
+    scikit-learn's ``ParameterGrid`` enumerates the other parameters (sorted by name).
+    """
     names = sorted(grid, key=lambda name: (name != "gamma", name))
-    return names, [dict(zip(names, values, strict=True)) for values in itertools.product(
-        *(grid[name] for name in names))]
+    others = {name: values for name, values in grid.items() if name != "C"}
+    Cs = grid.get("C", [None])
+    points = [{**point, **({} if C is None else {"C": C})}
+              for point in ParameterGrid(others) for C in Cs]
+    return names, [{name: point[name] for name in names} for point in points]
 
 
 def select_best(scores, grid):
@@ -353,25 +357,23 @@ class _NordicPath:
         self.warm_start, self.previous = warm_start, None
 
     def __call__(self, C):
-        from nordicstats.solvers import choose_solver, solve
-        from nordicstats.solvers.problem import predict_codes
-
         problem = self.model.build_problem(C=C)
         options = dict(self.model.solver_options)
-        solver = choose_solver(problem) if self.model.solver == "auto" else self.model.solver
-        if (self.warm_start and solver == "decomposition" and self.previous is not None
+        solver = self.model.solver
+        if solver == "auto":
+            solver = solvers.choose_solver(problem)
+        if (self.warm_start and solver in ("decomposition", "active_set")
+                and self.previous is not None
                 and "warm_start" not in options):
             # the dual at the previous C, rescaled by the solver (constraints are homogeneous)
             options["warm_start"] = {**self.previous[0].multipliers, "C": self.previous[1]}
-        result = solve(problem, solver=self.model.solver, **options)
+        result = solvers.solve(problem, solver=self.model.solver, **options)
         self.previous = (result, problem.C)
         F = self.gram_eval @ result.dual_coef + result.intercept
         return self.model.response.labels(predict_codes(F))
 
 
 def _uses_nordic_path(factory, grid):
-    from nordicstats.compare import NORDIC_METHODS
-
     probe = factory()
     return (getattr(probe, "name", None) in NORDIC_METHODS and hasattr(probe, "build")
             and probe.get_params().get("kernel") == "rbf" and "gamma" in grid)
@@ -438,7 +440,8 @@ def tune(estimator, X, y, *, param_grid=None, X_tune=None, y_tune=None, cv=None,
         Refit on ``(X, y)`` with the selected parameters and ``kernel="rbf"``.
     warm_start : bool, default=True
         Along the C grid, start the decomposition solver (BSVM and NORDIC-1 with
-        more than 200 dual rows) from the solution at the previous C.  The
+        more than 40 dual rows) and NORDIC-0's active-set solver from the
+        solution at the previous C.  The
         answer is the same optimum to the solver's tolerance; the refit always
         starts cold.
 

@@ -37,7 +37,7 @@ import numpy as np
 import pandas as pd
 
 from nordicstats import NORDIC, InferenceWarning
-from nordicstats.inference import population_svm
+from nordicstats.theory import population_svm
 
 SMALL = os.environ.get("NORDICSTATS_VIGNETTE_SIZE") == "small"
 N = 400                                  # rows per data set (>= 100 on each side of a boundary)
@@ -57,7 +57,7 @@ print(f"size: {'small' if SMALL else 'full'}; n = {N}, {N_REPS} Bahadur and "
 # parallel.
 #
 # For each boundary the binary problem is a Gaussian mixture, and
-# `nordicstats.inference.population_svm` minimises the population hinge risk in
+# `nordicstats.theory.population_svm` minimises the population hinge risk in
 # closed form: that gives the true coefficients beta*_k, the target of the
 # estimator, and their asymptotic standard deviations.
 

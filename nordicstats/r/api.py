@@ -1,7 +1,8 @@
 """The Python functions the R package calls (one implementation, R only formats).
 
-Each function here is exposed to R under its own name (see
-:mod:`nordicstats.r.bridge`).  Fits are kept in a small in-process cache keyed
+The functions in :data:`API` are exposed to R under their own names; the bridge
+(:mod:`nordicstats.r.bridge`) registers them, and this module does not import it.
+Fits are kept in a small in-process cache keyed
 by a random id that the R object stores.  When the id is missing -- the R
 object came from ``readRDS()`` in a new session, or the cache evicted it --
 the R side sends the training data and options it keeps and
@@ -22,10 +23,12 @@ from collections import OrderedDict
 import numpy as np
 import pandas as pd
 
-from nordicstats.r.bridge import expose
+from nordicstats import theory as th
+from nordicstats.compare import OrderedLogit, OrdinalSVR
+from nordicstats.model import NORDIC
 from nordicstats.r.convert import frame_to_matrix
 
-__all__ = ["fit_model", "refit_model", "has_fit", "forget_fits", "predict_model",
+__all__ = ["API", "fit_model", "refit_model", "has_fit", "forget_fits", "predict_model",
            "coef_table", "vcov_model", "confint_model", "echo", "theory", "FAMILIES",
            "THEORY", "CACHE_SIZE"]
 
@@ -36,26 +39,10 @@ _FITS = OrderedDict()
 
 
 # ----------------------------------------------------------------------------- fitting
-def _nordic_class():
-    from nordicstats.model import NORDIC
-
-    return NORDIC
-
-
-def _competitor_class(name):
-    def load():
-        from nordicstats import compare
-
-        return getattr(compare, name)
-    return load
-
-
 #: Model families R can fit: R front end -> Python model class.
-FAMILIES = {"nordic": _nordic_class, "svr": _competitor_class("OrdinalSVR"),
-            "ologit": _competitor_class("OrderedLogit")}
+FAMILIES = {"nordic": NORDIC, "svr": OrdinalSVR, "ologit": OrderedLogit}
 
 
-@expose
 def fit_model(family, y, X, args=None, response="y", key=None):
     """Fit a model of ``family`` to an R response and design matrix.
 
@@ -82,7 +69,7 @@ def fit_model(family, y, X, args=None, response="y", key=None):
     dict
         The fields of the R object (see :func:`_describe`).
     """
-    cls = _family(family)()
+    cls = _family(family)
     model_kw, fit_kw = _split_args(cls, args)
     model = cls(_response(y, response), _design(X), **model_kw)
     res = model.fit(**fit_kw)
@@ -91,7 +78,6 @@ def fit_model(family, y, X, args=None, response="y", key=None):
     return _describe(family, key, res)
 
 
-@expose
 def refit_model(key, state, fitted_decision):
     """Re-create the fit ``key`` from the state an R object keeps; check it is the same fit.
 
@@ -116,13 +102,11 @@ def refit_model(key, state, fitted_decision):
     return True
 
 
-@expose
 def has_fit(key):
     """True when the fit ``key`` is in this Python process's cache."""
     return key in _FITS
 
 
-@expose
 def forget_fits():
     """Empty the cache (a test hook for the readRDS path); returns how many were dropped."""
     n = len(_FITS)
@@ -146,107 +130,64 @@ def _get(key):
 
 
 # ----------------------------------------------------------------------------- results
-@expose
 def predict_model(key, X, type="class"):
-    """Predictions for new rows: the user's ordered levels, or a matrix/vector.
+    """Predictions for new rows: ``predict(X, which=type)`` of the fit, as R values.
 
-    ``type`` is passed to the results' ``predict(X, which=type)``: ``"class"``
-    and ``"decision"`` for every family, ``"prob"`` for ``ologit`` and
-    ``"score"`` for ``svr``.
+    ``"class"`` and ``"decision"`` for every family, ``"prob"`` for ``ologit`` and
+    ``"score"`` for ``svr``; rows with a missing covariate give NA.
     """
-    res = _get(key)
-    out = res.predict(_design(X), which=type)
-    if type == "class":
-        return pd.Categorical(out)
-    if type == "decision":
-        return _boundary_matrix(res, out)
+    out = _get(key).predict(_design(X), which=type)
     if isinstance(out, pd.DataFrame):
         return frame_to_matrix(out.reset_index(drop=True))
-    return np.asarray(out, dtype=float)
+    if isinstance(out, pd.Series) and not isinstance(out.dtype, pd.CategoricalDtype):
+        return out.to_numpy(dtype=float)
+    return pd.Categorical(out)
 
 
-@expose
+#: summary_frame() columns -> the names R's summary prints.
+_R_COLUMNS = {"coef": "Estimate", "std err": "Std. Error", "z": "z value", "P>|z|": "Pr(>|z|)"}
+
+
 def coef_table(key):
-    """Coefficient table for R's summary, one row per (block, term).
+    """``summary_frame()`` of the fit for R's summary, one row per (block, term).
 
     Columns ``block`` (a boundary name for NORDIC, ``"coefficients"`` or
-    ``"thresholds"`` for the ordered logit), ``term``, ``Estimate`` and, when
-    the results provide inference, ``Std. Error``, ``z value``, ``Pr(>|z|)``
-    (taken from ``bse``/``pvalues`` when the results have them, else from the
-    diagonal of ``cov_params()``).  ``note`` says why standard errors are absent.
+    ``"thresholds"`` for the ordered logit), ``term``, ``Estimate`` and, when the
+    results provide inference, ``Std. Error``, ``z value``, ``Pr(>|z|)`` -- the
+    numbers Python computed.  ``note`` says why standard errors are absent.
     """
     res = _get(key)
-    if hasattr(res, "thresholds"):  # ordered logit: beta then zeta, as polr
-        est = res.params
-        blocks = ["coefficients"] * res.coef.size + ["thresholds"] * res.thresholds.size
-        table = pd.DataFrame({"block": blocks, "term": list(map(str, est.index)),
-                              "Estimate": est.to_numpy()})
-    else:
-        table = _nordic_table(res)
-    note = None
+    frame = res.summary_frame()
+    blocks, terms = (frame.index.get_level_values(i) for i in (0, 1))
+    table = pd.DataFrame({"block": list(map(str, blocks)),
+                          "term": ["(Intercept)" if t == "Intercept" else str(t) for t in terms]})
+    for column, r_name in _R_COLUMNS.items():
+        if column in frame.columns:
+            table[r_name] = frame[column].to_numpy(dtype=float)
+    return {"table": table, "note": None if "std err" in frame.columns else _no_se_reason(res)}
+
+
+def _no_se_reason(res):
     try:
-        se = _standard_errors(res, len(table))
-    except Exception as exc:  # no inference for this fit: say why, show the estimates
-        se, note = None, str(exc)
-    if se is not None:
-        from scipy import stats
-
-        table["Std. Error"] = se
-        table["z value"] = table["Estimate"] / se
-        table["Pr(>|z|)"] = 2 * stats.norm.sf(np.abs(table["z value"]))
-    return {"table": table, "note": note}
+        res.cov_params()
+    except Exception as exc:  # the results say why they have no covariance
+        return str(exc)
+    return None
 
 
-def _nordic_table(res):
-    params = res.params if res.model.kernel.is_linear else res.intercept.to_frame().T
-    rows = [(b, t) for b in params.columns for t in params.index]
-    return pd.DataFrame({"block": [b for b, _ in rows],
-                         "term": ["(Intercept)" if t == "Intercept" else str(t) for _, t in rows],
-                         "Estimate": params.to_numpy().T.ravel()})
-
-
-def _standard_errors(res, size):
-    kernel = getattr(res.model, "kernel", None)
-    if kernel is not None and not kernel.is_linear:
-        raise ValueError("standard errors exist for kernel = \"linear\" only; kernel fits "
-                         "have no coefficients to test.")
-    if hasattr(res, "bse"):
-        se = np.asarray(res.bse, dtype=float).T.ravel()
-    elif hasattr(res, "cov_params"):
-        se = np.sqrt(np.diag(np.asarray(res.cov_params(), dtype=float)))
-    else:
-        raise AttributeError(_no_inference(res, "summary()"))
-    if se.size != size:
-        raise ValueError(f"the results give {se.size} standard errors for {size} estimates.")
-    return se
-
-
-def _no_inference(res, caller):
-    return (f"{type(res).__name__} has no cov_params() in this version of nordicstats, so "
-            f"{caller} has no standard errors to use.")
-
-
-@expose
 def vcov_model(key):
     """``cov_params()`` of the fit as a matrix with the parameter names."""
-    res = _get(key)
-    if not hasattr(res, "cov_params"):
-        raise AttributeError(_no_inference(res, "vcov()"))
-    return _as_matrix(res.cov_params(), "cov_params()")
+    return _as_matrix(_get(key).cov_params(), "cov_params()")
 
 
-@expose
 def confint_model(key, level=0.95):
     """``conf_int(alpha = 1 - level)`` of the fit as a two-column matrix."""
     res = _get(key)
-    if not hasattr(res, "conf_int"):
-        raise AttributeError(_no_inference(res, "confint()").replace("cov_params", "conf_int"))
     if isinstance(level, bool) or not isinstance(level, (int, float)) or not 0 < level < 1:
         raise ValueError(f"level must be a number in (0, 1); got {level!r}.")
     return _as_matrix(res.conf_int(alpha=1.0 - level), "conf_int()")
 
 
-@expose
 def parallel_test_model(key):
     """``test_parallel()`` of a linear NORDIC fit: statistic, df, p-value and method text."""
     test = _get(key).test_parallel()
@@ -269,7 +210,6 @@ def _as_matrix(value, what):
     raise TypeError(f"{what} returned {type(value).__name__}; the bridge expects a DataFrame.")
 
 
-@expose
 def echo(x):
     """Return ``x`` unchanged: R -> Python -> R, for the round-trip tests."""
     return x
@@ -280,11 +220,8 @@ THEORY = ("bayes_rule_ordinal", "bayes_rule_multiclass", "upper_tail", "conditio
           "prediction_risks", "loss_matrix", "fisher_consistency")
 
 
-@expose
 def theory(name, args=None):
     """Call ``nordicstats.theory.<name>(**args)``; results become plain R values."""
-    from nordicstats import theory as th
-
     if name not in THEORY:
         raise ValueError(f"unknown theory helper {name!r}; available: {list(THEORY)}.")
     out = getattr(th, name)(**dict(args or {}))
@@ -345,8 +282,7 @@ def _decision(res, X):
 
 
 def _boundary_matrix(res, values):
-    names = list(res.model.boundary_names)
-    return frame_to_matrix(pd.DataFrame(np.asarray(values, dtype=float), columns=names))
+    return frame_to_matrix(pd.DataFrame(values, columns=list(res.boundary_names)))
 
 
 def _describe(family, key, res):
@@ -410,3 +346,8 @@ def _describe_ologit(res):
 
 
 _DESCRIBE = {"nordic": _describe_nordic, "svr": _describe_svr, "ologit": _describe_ologit}
+
+
+#: The functions R calls, by their own names (registered by :mod:`nordicstats.r.bridge`).
+API = (fit_model, refit_model, has_fit, forget_fits, predict_model, coef_table, vcov_model,
+       confint_model, parallel_test_model, echo, theory)

@@ -26,14 +26,13 @@ matrix X X' (n x n floats) and larger ones raise a
 from __future__ import annotations
 
 import time
-import warnings
 
 import numpy as np
 from scipy import sparse
 
-from nordicstats.exceptions import SolverError, SolverLimitWarning, missing_dependency
+from nordicstats.exceptions import SolverError, missing_dependency
+from nordicstats.solvers.certificate import certified_result
 from nordicstats.solvers.problem import NordicProblem
-from nordicstats.solvers.result import SolverResult
 
 __all__ = ["solve_linear_primal", "FALLBACK_MAX_N"]
 
@@ -76,8 +75,8 @@ def solve_linear_primal(problem, tol=1e-9, feas_tol=DEFAULT_FEAS_TOL,
     -------
     SolverResult
         ``coef`` (d, K-1), ``intercept``, ``dual_coef=None``; ``multipliers``
-        alpha (n, K-1), phi (n, K-2), gamma (K-2); ``kkt_residual`` is the relative
-        duality gap ``(P - D) / max(1, |P|)`` recomputed from the multipliers.
+        alpha (n, K-1), phi (n, K-2), gamma (K-2); the certificate (gap =
+        ``kkt_residual``, ``max_violation``) is recomputed from them.
 
     Notes
     -----
@@ -289,36 +288,17 @@ def _multipliers(problem, layout, sol, rows):
     return alpha, phi, gamma
 
 
-def _dual_objective(problem, alpha, phi):
-    """e'alpha - 1/2 sum_k ||X' omega_k||^2, omega_k = y_k alpha_k + phi_k - phi_{k-1}."""
-    omega = problem.signs * alpha
-    if phi.shape[1]:
-        omega[:, :-1] += phi
-        omega[:, 1:] -= phi
-    W = problem.X.T @ omega
-    return float(alpha.sum() - 0.5 * np.sum(W * W))
-
-
 def _result(problem, layout, sol, rows, status, rounds, iters, elapsed):
     w, b = layout.unpack(np.asarray(sol.x))
     alpha, phi, gamma = _multipliers(problem, layout, sol, rows)
-    primal = problem.objective(None, b, coef=w)
-    dual = _dual_objective(problem, alpha, phi)
-    gap = (primal - dual) / max(1.0, abs(primal))
     tiny = 1e-7 * max(1.0, problem.C)
     active_mask = phi > tiny
-    message = (f"PIQP: {status} after {rounds} solve(s) with {rows.shape[0]} noncrossing rows; "
-               f"relative duality gap {gap:.3g}")
-    if status != "optimal":
-        warnings.warn(message, SolverLimitWarning, stacklevel=3)
-    return SolverResult(
-        dual_coef=None, intercept=b, objective=primal, solver="primal", status=status,
-        message=message, iterations=iters, time=elapsed,
-        max_violation=problem.noncrossing_violation(None, b, coef=w), kkt_residual=abs(gap),
-        coef=w, multipliers={"alpha": alpha, "phi": phi, "gamma": gamma},
-        info={"dual_objective": dual, "rounds": rounds, "rows_added": int(rows.shape[0]),
+    return certified_result(
+        problem, "primal", None, b, {"alpha": alpha, "phi": phi, "gamma": gamma},
+        status=status, coef=w, iterations=iters, time=elapsed,
+        detail=f"PIQP, {rounds} solve(s) with {rows.shape[0]} noncrossing rows",
+        info={"rounds": rounds, "rows_added": int(rows.shape[0]),
               "explicit_hinge_rows": layout.n_xi,
               "active_noncrossing": int(active_mask.sum()), "active_mask": active_mask,
               "active_intercept_order": int(np.sum(gamma > tiny)),
-              "piqp_duality_gap_rel": float(sol.info.duality_gap_rel)},
-    )
+              "piqp_duality_gap_rel": float(sol.info.duality_gap_rel)})

@@ -74,6 +74,7 @@ from nordicstats.exceptions import (
     SolverLimitWarning,
     missing_dependency,
 )
+from nordicstats.solvers.certificate import certify_mip
 from nordicstats.solvers.problem import NordicProblem, count_crossings
 from nordicstats.solvers.result import SolverResult
 
@@ -130,7 +131,7 @@ def solve_nordic2_scip(problem, time_limit=None, mip_gap=1e-6, threads=1,
         ``"nordic1"``: the joint-form NORDIC-1 solution.  The better starts cost
         more than they saved SCIP ("repair" took a median 1.16x, 0.92-1.56x, the
         CPU time in ``benchmarks/bench_nordic2.py``, as
-        ``docs/notes/solver-measurements.md`` records for NORDIC-1); they pay off
+        ``docs/notes/solvers.md`` records for NORDIC-1); they pay off
         when a time limit may stop SCIP early.
     verbose : bool, default=False
         Print SCIP's log.
@@ -557,11 +558,13 @@ def _finish(problem, design, points, scip_dual, relaxed, formulation, start, sta
               if d is not None and np.isfinite(d) and abs(d) < 1e19]
     # Both bounds hold up to solver tolerance; never report one above the primal value.
     dual = min(max(bounds), objective) if bounds else -np.inf
-    gap = _relative_gap(objective, dual)
+    cert = certify_mip(problem, omega, best.b, coef, dual, _relative_gap(objective, dual))
+    if status == "optimal" and not cert.certified:
+        status = "inaccurate"
     if status not in ("optimal", "gap_limit"):
-        warnings.warn(f"SCIP stopped at its {status.replace('_', ' ')} ({message!r}); returning "
+        warnings.warn(f"SCIP stopped with status {status!r} ({message!r}); returning "
                       f"the best NORDIC-2 solution found ({best.origin}), objective "
-                      f"{objective:.6g}, dual bound {dual:.6g}, relative gap {gap:.3g}.",
+                      f"{objective:.6g}, dual bound {dual:.6g}; {cert.describe()}.",
                       SolverLimitWarning, stacklevel=3)
     info = dict(info, formulation=formulation, solution_origin=best.origin,
                 starting_points={p.origin: p.objective for p in points if p.origin != "scip"},
@@ -569,9 +572,10 @@ def _finish(problem, design, points, scip_dual, relaxed, formulation, start, sta
                 sign_margin=SIGN_MARGIN)
     return SolverResult(
         dual_coef=omega, intercept=best.b, objective=objective, solver="scip", status=status,
-        message=message, iterations=int(info["nodes"]), time=time.perf_counter() - start,
-        max_violation=problem.noncrossing_violation(omega, best.b, coef), kkt_residual=gap,
-        coef=coef, multipliers={}, primal_bound=objective, dual_bound=dual, gap=gap, info=info)
+        message=message, iterations=int(info["nodes"]),
+        time=time.perf_counter() - start, max_violation=cert.max_violation,
+        kkt_residual=cert.gap, coef=coef, multipliers={}, primal_bound=objective,
+        dual_bound=dual, gap=cert.gap, info=info, certificate=cert)
 
 
 def _relative_gap(primal, dual):

@@ -1,7 +1,10 @@
 """The paper's Wolfe dual of NORDIC-0/1 and BSVM, solved with quadprog.
 
 NORDIC-0 is solved in the primal instead (:func:`solve_primal_quadprog`): its dual
-needs K^{-1}, which is numerically unusable for typical RBF Gram matrices.
+needs K^{-1}, which is numerically unusable for typical RBF Gram matrices.  That path
+is kept as a reference; ``solver="active_set"`` (:mod:`nordicstats.solvers.nordic0`)
+is the exact one.  Every answer carries a certificate
+(:mod:`nordicstats.solvers.certificate`).
 
 Dual variables (paper, Section 3.3): alpha (n, K-1) for the hinge constraints,
 phi (n, K-2) for the noncrossing constraints on the training points and, for the
@@ -24,7 +27,7 @@ only semi-definite, so a ridge ``rho * I`` is added.  ``rho`` is relative to the
 mean diagonal; ``tests/test_qp.py`` checks against an independent primal solve
 that the default does not move the optimum (1e-12 gave wrong answers on these
 machines, 1e-6 gave the objective to ~1e-8; see
-``docs/notes/solver-measurements.md``).  A few proximal-point
+``docs/notes/solvers.md``).  A few proximal-point
 refinements ``theta <- argmin 1/2 theta'(H + rho I)theta - (a + rho theta_prev)'theta``
 remove the ridge's bias.  The intercepts come from the LP with omega fixed that
 the paper describes (Section 3.3), solved with HiGHS.
@@ -40,7 +43,7 @@ from scipy import sparse
 from scipy.optimize import linprog
 
 from nordicstats.exceptions import SolverError
-from nordicstats.solvers.result import SolverResult
+from nordicstats.solvers.certificate import certified_result
 
 __all__ = ["solve_quadprog", "solve_dual_quadprog", "solve_primal_quadprog", "fit_intercepts",
            "dual_layout"]
@@ -144,8 +147,8 @@ def solve_dual_quadprog(problem, ridge=None, refinements=DEFAULT_REFINEMENTS):
     Cineq, bineq = _inequalities(problem, size)
     Cmat = np.hstack([E.T, Cineq])
     bvec = np.concatenate([np.zeros(E.shape[0]), bineq])
-    theta, iterations = _prox_quadprog(G, a, Cmat, bvec, E.shape[0], rho, refinements,
-                                       problem, problem.C)
+    theta, iterations, _ = _prox_quadprog(G, a, Cmat, bvec, E.shape[0], rho, refinements,
+                                          problem, problem.C)
     theta = _clip_to_bounds(theta, problem)
     omega = _omega_from_theta(problem, theta)
     b = fit_intercepts(problem, problem.gram @ omega)
@@ -174,7 +177,7 @@ def _prox_quadprog(G, a, Cmat, bvec, meq, rho, refinements, problem, scale):
         iterations += int(sol[3][0])
         if step and moved <= 1e-9 * max(1.0, scale):
             break
-    return x, iterations
+    return x, iterations, sol[4]
 
 
 def _clip_to_bounds(theta, problem):
@@ -257,18 +260,11 @@ def fit_intercepts(problem, G):
 
 def _result(problem, theta, omega, b, H, a, iterations, elapsed, rho):
     alpha, phi, gamma = _split(problem, theta)
-    primal = problem.objective(omega, b)
-    dual = float(a @ theta - 0.5 * theta @ H @ theta)
-    gap = (primal - dual) / max(1.0, abs(primal))
+    multipliers = {"alpha": alpha, "phi": phi, "gamma": gamma}
     active = int(np.sum(phi > 1e-8 * max(1.0, problem.C))) + int(np.sum(gamma > 1e-8))
-    return SolverResult(
-        dual_coef=omega, intercept=b, objective=primal, solver="quadprog", status="optimal",
-        message="quadprog: optimal", iterations=iterations, time=elapsed,
-        max_violation=problem.noncrossing_violation(omega, b), kkt_residual=abs(gap),
-        coef=None if problem.X is None else problem.X.T @ omega,
-        multipliers={"alpha": alpha, "phi": phi, "gamma": gamma},
-        info={"ridge": rho, "dual_objective": dual, "active_noncrossing": active},
-    )
+    return certified_result(
+        problem, "quadprog", omega, b, multipliers, iterations=iterations, time=elapsed,
+        info={"ridge": rho, "active_noncrossing": active})
 
 
 def solve_primal_quadprog(problem, ridge=None, refinements=DEFAULT_REFINEMENTS):
@@ -293,8 +289,11 @@ def solve_primal_quadprog(problem, ridge=None, refinements=DEFAULT_REFINEMENTS):
     Returns
     -------
     SolverResult
-        ``multipliers`` is empty (quadprog's constraint multipliers are not
-        mapped back); ``kkt_residual`` is NaN.
+        ``multipliers`` alpha, psi (f-space multipliers of omega_k >= omega_{k+1})
+        and gamma from quadprog's Lagrange multipliers, and the certificate.  On
+        ill-conditioned Gram matrices the ridge's bias can exceed the tolerances;
+        the certificate then reports ``status="inaccurate"`` with a warning (the
+        exact NORDIC-0 solver is ``solver="active_set"``).
     """
     if problem.penalty != "l2":
         raise ValueError("quadprog solves the l2-penalised problems; use solver='scip' for l1.")
@@ -321,17 +320,35 @@ def solve_primal_quadprog(problem, ridge=None, refinements=DEFAULT_REFINEMENTS):
     if problem.method != "bsvm" and m > 1:
         columns.append(_ordering_columns(problem, size))
         rhs.append(np.zeros(columns[-1].shape[1]))
-    x, iterations = _prox_quadprog(G, a, np.hstack(columns), np.concatenate(rhs), 0, rho,
-                                   refinements, problem, problem.C)
+    x, iterations, lagrange = _prox_quadprog(G, a, np.hstack(columns), np.concatenate(rhs), 0,
+                                             rho, refinements, problem, problem.C)
     omega = x[:nw].reshape(m, n).T
     b = fit_intercepts(problem, K @ omega)
-    return SolverResult(
-        dual_coef=omega, intercept=b, objective=problem.objective(omega, b), solver="quadprog",
-        status="optimal", message="quadprog (primal): optimal", iterations=iterations,
-        time=time.perf_counter() - start, max_violation=problem.noncrossing_violation(omega, b),
-        coef=None if problem.X is None else problem.X.T @ omega,
-        info={"ridge": rho, "form": "primal"},
-    )
+    return certified_result(
+        problem, "quadprog", omega, b, _primal_multipliers(problem, lagrange),
+        detail="primal QP with ridge", iterations=iterations,
+        time=time.perf_counter() - start, info={"ridge": rho, "form": "primal"})
+
+
+def _primal_multipliers(problem, lagrange):
+    """alpha, and phi/psi and gamma, from quadprog's multipliers of the primal's columns.
+
+    The columns are the hinge rows, the slack bounds and, per boundary pair, n
+    ordering rows followed (except in the joint form) by b_k >= b_{k+1}; see
+    :func:`_ordering_columns`.  The multiplier of omega_k >= omega_{k+1} is the
+    f-space psi of NORDIC-0, that of K omega_k >= K omega_{k+1} NORDIC-1's phi.
+    """
+    n, m = problem.n, problem.n_boundaries
+    nw = n * m
+    out = {"alpha": lagrange[:nw].reshape(m, n).T}
+    if problem.method == "bsvm" or m < 2:
+        return out
+    joint = problem.method == "nordic1" and problem.noncrossing == "joint"
+    order = lagrange[2 * nw:].reshape(m - 1, n if joint else n + 1)
+    out["psi" if problem.method == "nordic0" else "phi"] = order[:, :n].T
+    if not joint:
+        out["gamma"] = order[:, n]
+    return out
 
 
 def _ordering_columns(problem, size):

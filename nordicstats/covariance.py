@@ -1,4 +1,8 @@
-"""Large-sample inference for linear NORDIC: the Bahadur sandwich and Wald tests.
+"""Covariance of the linear NORDIC coefficients: the Bahadur sandwich and the bootstrap.
+
+This module works on arrays (:class:`FitArrays`) and knows neither the model nor its
+results; :class:`~nordicstats.results.NORDICResults` builds the arrays, passes a refit
+function for the bootstrap, and attaches the :class:`CovarianceResult`.
 
 For boundary k write x~ = (1, x')', beta_k = (b_k, w_k')' and the margin residual
 R_k = 1 - Y^(k) x~' beta_k*.  Koo, Lee, Kim & Park (2008, JMLR 9:1343-1368) give the
@@ -28,7 +32,8 @@ was checked by Monte Carlo (see ``benchmarks/mc_coverage.py`` and the tests).
 Parameters are stacked boundary-major: the vector is ``params.T.ravel()`` for a
 ``params`` array of shape (1 + d, K-1) whose row 0 is the intercept.
 
-Use through the model: ``NORDIC(..., kernel="linear").fit(cov_type=..., cov_kwds=...)``
+Entry point :func:`estimate_covariance`; use through the model:
+``NORDIC(..., kernel="linear").fit(cov_type=..., cov_kwds=...)``
 
 * ``cov_type="bahadur"`` (default for linear fits): ``cov_kwds`` ``bandwidth``
   ("hall-sheather" or a positive number, or one per boundary), ``kernel``
@@ -47,27 +52,23 @@ solution, give a warning with the numbers.  Non-linear kernels raise ``ValueErro
 
 from __future__ import annotations
 
-import warnings
 from dataclasses import dataclass, field
-from functools import partial
 
 import numpy as np
-import pandas as pd
-from scipy import optimize, stats
 
 from nordicstats.bootstrap import BootstrapCovariance, bootstrap_replicates
 from nordicstats.data import binary_signs
-from nordicstats.exceptions import InferenceWarning
 
 __all__ = [
     "BahadurCovariance",
     "CovarianceResult",
+    "ESTIMATORS",
+    "FitArrays",
+    "estimate_covariance",
     "bandwidth",
     "check_cov_kwds",
-    "compute_covariance",
     "margin_residuals",
     "side_count_warning",
-    "population_svm",
     "COND_MAX",
     "MIN_SIDE_COUNT",
     "KERNELS",
@@ -285,8 +286,15 @@ class BahadurCovariance:
 
     def _hessian(self, k):
         h = self.bandwidths[k]
-        weights = KERNELS[self.kernel](self.residuals[:, k] / h) / h
-        return (self.X * weights[:, None]).T @ self.X / self.nobs
+        return self._mean_outer(self.X, KERNELS[self.kernel](self.residuals[:, k] / h) / h)
+
+    def _mean_outer(self, A, row_scale=None):
+        """n^{-1} sum_i c_i a_i a_i' -- every row average of the sandwich goes through here.
+
+        (Frequency weights w_i would enter as c_i w_i with n = sum_i w_i, in this one place.)
+        """
+        scaled = A if row_scale is None else A * row_scale[:, None]
+        return scaled.T @ A / self.nobs
 
     def _check(self):
         for k in range(self.n_boundaries):
@@ -315,8 +323,7 @@ class BahadurCovariance:
     @property
     def meat(self):
         """G^ = n^{-1} S'S with blocks G^_kl."""
-        S = self.scores
-        return S.T @ S / self.nobs
+        return self._mean_outer(self.scores)
 
     @property
     def bread(self):
@@ -365,10 +372,10 @@ def side_count_warning(signs, names):
             "cov_type='bootstrap' or more data.")
 
 
-# --- covariance of a fitted model (used by NORDICResults) -------------------------------------
+# --- one entry point on arrays ---------------------------------------------------------------
 @dataclass(frozen=True, eq=False)
 class CovarianceResult:
-    """The covariance attached to a :class:`~nordicstats.results.NORDICResults`.
+    """A covariance estimate of the boundary-major coefficients, with its diagnostics.
 
     Attributes
     ----------
@@ -384,6 +391,9 @@ class CovarianceResult:
         Bandwidth used for each boundary (``"bahadur"``).
     notes : tuple of str
         The InferenceWarnings raised when the covariance was computed.
+    degenerate : mapping of int to str
+        Boundaries (0-based) without valid standard errors, and why (per-boundary
+        diagnostics, e.g. a per-boundary choice of estimator, start from here).
     """
 
     cov: np.ndarray
@@ -392,271 +402,95 @@ class CovarianceResult:
     description: str
     bandwidths: tuple | None = None
     notes: tuple = field(default_factory=tuple)
+    degenerate: object = field(default_factory=dict)
 
 
-def _nonlinear_error(model, cov_type):
-    return ValueError(
-        f"cov_type={cov_type!r} needs kernel='linear'. Wald inference (bse, z-tests, conf_int) "
-        "is for the coefficients b_k, w_k of linear NORDIC (the paper's Theorem 1, Section 5.2); "
-        f"this fit uses the {model.kernel.describe()} kernel, whose boundaries have no finite "
-        "coefficient vector, so cov_type='bootstrap' has no coefficients to resample either. "
-        "Refit with kernel='linear', or fit with cov_type=None."
-    )
+@dataclass(frozen=True, eq=False)
+class FitArrays:
+    """What a covariance estimator needs from a fit, as arrays (no model, no results).
+
+    Attributes
+    ----------
+    X : ndarray of shape (n, d)
+        Training covariates.
+    codes : ndarray of int, shape (n,)
+        Level codes 0..K-1 of the response.
+    params : ndarray of shape (1 + d, K-1)
+        Intercepts (row 0) and weights of the fitted boundaries.
+    boundary_names : tuple of str
+        Names of the K-1 boundaries (for messages).
+    refit : callable, optional
+        ``refit(rows) -> params`` fits the same model to the rows ``rows`` (with
+        repeats); resampling estimators need it.  Picklable for ``n_jobs != 1``.
+
+    Notes
+    -----
+    Per-row case weights would be one more field (``weights``, shape (n,)), read by
+    :meth:`BahadurCovariance._mean_outer` and by the bootstrap's resampling.
+    """
+
+    X: np.ndarray
+    codes: np.ndarray
+    params: np.ndarray
+    boundary_names: tuple
+    refit: object = None
+
+    @property
+    def signs(self):
+        """y_i^(k) in {-1, +1}, shape (n, K-1)."""
+        return binary_signs(self.codes, self.params.shape[1] + 1)
 
 
-def compute_covariance(results, cov_type=None, cov_kwds=None, stacklevel=5):
-    """Covariance of the coefficients of a fitted linear NORDIC, with its guards.
+def _bahadur(fit, bandwidth, kernel, constant):
+    est = BahadurCovariance(fit.X, fit.signs, fit.params, bandwidth=bandwidth, kernel=kernel,
+                            constant=constant)
+    return est, tuple(float(h) for h in est.bandwidths), [
+        side_count_warning(fit.signs, fit.boundary_names)]
+
+
+def _bootstrap(fit, n_boot, random_state, n_jobs, disable):
+    if fit.refit is None:
+        raise ValueError("cov_type='bootstrap' needs a refit function (FitArrays.refit).")
+    reps, failed = bootstrap_replicates(fit.refit, fit.codes, n_boot=n_boot,
+                                        random_state=random_state, n_jobs=n_jobs, disable=disable)
+    return BootstrapCovariance(reps, failed, random_state), None, []
+
+
+#: cov_type -> estimator(fit, **cov_kwds) -> (estimate, bandwidths, notes).  An estimate has
+#: ``cov``, ``degenerate`` (boundary -> reason) and ``describe()``.
+ESTIMATORS = {"bahadur": _bahadur, "bootstrap": _bootstrap}
+
+
+def estimate_covariance(fit, cov_type, cov_kwds=None):
+    """Covariance of the boundary-major coefficients of a linear fit given as arrays.
 
     Parameters
     ----------
-    results : NORDICResults
-    cov_type : {None, "bahadur", "bootstrap", "none"}
-        ``None`` means ``"bahadur"`` for linear fits and no covariance for kernel fits;
-        ``"none"`` skips the covariance (bootstrap refits use it).
+    fit : FitArrays
+    cov_type : {"bahadur", "bootstrap"}
     cov_kwds : dict, optional
         See :func:`check_cov_kwds`.
 
     Returns
     -------
-    CovarianceResult or None
-
-    Raises
-    ------
-    ValueError
-        A covariance requested for a non-linear kernel, or invalid options.
-
-    Warns
-    -----
-    InferenceWarning
-        Boundaries with a constant classifier or a near-singular H (their standard
-        errors are NaN); fewer than :data:`MIN_SIDE_COUNT` observations on a side of a
-        boundary; noncrossing constraints active at the solution.
-    """
-    model = results.model
-    if cov_type is None:
-        if not model.kernel.is_linear:
-            if cov_kwds:
-                raise _nonlinear_error(model, "bahadur")
-            return None
-        cov_type = "bahadur"
-    if cov_type == "none":
-        return None
-    kwds = check_cov_kwds(cov_type, cov_kwds)
-    if not model.kernel.is_linear:
-        raise _nonlinear_error(model, cov_type)
-    K = model.response.n_levels
-    signs = binary_signs(model.response.codes, K)
-    params = results.params.to_numpy()
-    names = list(results.boundary_names)
-    notes, bandwidths = [], None
-    if cov_type == "bahadur":
-        est = BahadurCovariance(model.exog, signs, params, **kwds)
-        bandwidths = tuple(float(h) for h in est.bandwidths)
-        notes += [n for n in (side_count_warning(signs, names), _active_note(results)) if n]
-    else:
-        reps, failed = bootstrap_replicates(
-            partial(_refit_params, _refit_spec(model), model.exog, model.response.codes),
-            model.response.codes, n_boot=kwds["n_boot"], random_state=kwds["random_state"],
-            n_jobs=kwds["n_jobs"], disable=kwds["disable"])
-        est = BootstrapCovariance(reps, failed, kwds["random_state"])
-    notes = [f"Boundary {names[k]} has no standard errors: {why}." for k, why in
-             sorted(est.degenerate.items())] + notes
-    for note in notes:
-        warnings.warn(note, InferenceWarning, stacklevel=stacklevel)
-    return CovarianceResult(cov=est.cov, cov_type=cov_type, cov_kwds=dict(kwds),
-                            description=est.describe(), bandwidths=bandwidths, notes=tuple(notes))
-
-
-def _refit_spec(model):
-    return {"method": model.method, "C": model.C, "noncrossing": model.noncrossing,
-            "penalty": model.penalty, "solver": model.solver,
-            "solver_options": dict(model.solver_options)}
-
-
-def _refit_params(spec, X, codes, idx):
-    """Refit linear NORDIC on the rows idx and return its (1 + d, K-1) coefficients."""
-    from nordicstats.model import NORDIC
-
-    res = NORDIC(codes[idx], X[idx], kernel="linear", **spec).fit(cov_type="none")
-    return res.params.to_numpy()
-
-
-def _active_note(results, tol=1e-8):
-    """InferenceWarning text when noncrossing constraints bind at the solution, else None."""
-    model, sr = results.model, results.solver_result
-    if model.method == "bsvm" or model.response.n_levels < 3:
-        return None
-    count = sr.info.get("active_noncrossing")
-    if count is None and "phi" in sr.multipliers:
-        scale = tol * max(1.0, model.C)
-        count = int(np.sum(np.asarray(sr.multipliers["phi"]) > scale)
-                    + np.sum(np.asarray(sr.multipliers.get("gamma", [])) > scale))
-    if count is None:
-        price = results.price_of_noncrossing
-        if not price:
-            return ("whether the noncrossing constraints bind could not be checked for this "
-                    "solver; if they do, Theorem 1 (same limit law as the unconstrained SVM) is "
-                    "only asymptotic and the intervals may be distorted.")
-        count = int(price["bsvm_crossing_rate"] > 0
-                    or price["objective_increase"] > 1e-6 * max(1.0, abs(price["bsvm_objective"])))
-    if not count:
-        return None
-    return (f"{count} noncrossing constraint(s) are active at the solution. Theorem 1 (the "
-            "constrained fit has the unconstrained SVM's limit law) is asymptotic, so at this "
-            "sample size the Bahadur intervals may be distorted, and test_parallel() tends to "
-            "be conservative (binding constraints pull the boundaries together); compare with "
-            "cov_type='bootstrap'.")
-
-
-# --- pandas views and summary pieces ---------------------------------------------------------
-def param_index(results):
-    """MultiIndex (boundary, term) of the boundary-major parameter vector."""
-    return pd.MultiIndex.from_product([list(results.boundary_names), list(results.params.index)],
-                                      names=["boundary", "term"])
-
-
-def param_labels(results):
-    """``term@boundary`` labels used by the restriction parser."""
-    return [f"{term}@{boundary}" for boundary, term in param_index(results)]
-
-
-def as_table(results, vector):
-    """Boundary-major vector -> DataFrame shaped like ``results.params``."""
-    params = results.params
-    return pd.DataFrame(np.asarray(vector).reshape(params.shape[1], params.shape[0]).T,
-                        index=params.index, columns=params.columns)
-
-
-def summary_frame(results, alpha=0.05):
-    """One row per (boundary, term): coef, std err, z, P>|z| and the interval."""
-    lo, hi = f"[{alpha / 2:g}", f"{1 - alpha / 2:g}]"
-    ci = results.conf_int(alpha)
-    frame = pd.DataFrame({
-        "coef": results.params.to_numpy().T.ravel(),
-        "std err": results.bse.to_numpy().T.ravel(),
-        "z": results.tvalues.to_numpy().T.ravel(),
-        "P>|z|": results.pvalues.to_numpy().T.ravel(),
-    }, index=param_index(results))
-    frame[lo], frame[hi] = ci["lower"].to_numpy(), ci["upper"].to_numpy()
-    return frame
-
-
-def coefficient_tables(results, alpha=0.05):
-    """One statsmodels parameter table per boundary (coef, std err, z, P>|z|, interval)."""
-    from statsmodels.iolib.summary import summary_params
-
-    terms = list(results.params.index)
-    ci = results.conf_int(alpha).to_numpy()
-    tables = []
-    for k, name in enumerate(results.boundary_names):
-        rows = slice(k * len(terms), (k + 1) * len(terms))
-        cols = (results.params.iloc[:, k], results.bse.iloc[:, k], results.tvalues.iloc[:, k],
-                results.pvalues.iloc[:, k])
-        parts = (results, *[c.to_numpy() for c in cols], ci[rows])
-        tables.append(summary_params(parts, yname=f"boundary {name}", xname=terms, alpha=alpha,
-                                     use_t=False, title=f"Boundary {name}"))
-    return tables
-
-
-def header_rows(results):
-    """("Cov. Type:", ...) and ("Bandwidth:", ...) rows for the summary header."""
-    cov = getattr(results, "_cov", None)
-    if cov is None:
-        return []
-    rows = [("Cov. Type:", [cov.cov_type])]
-    if cov.bandwidths is not None:
-        rows.append(("Bandwidth:", [", ".join(f"{h:.4g}" for h in cov.bandwidths)]))
-    else:
-        rows.append(("Replicates:", [str(cov.cov_kwds["n_boot"])]))
-    return rows
-
-
-def summary_notes(results):
-    """Covariance description, the parallel-boundaries test and the inference warnings."""
-    cov = getattr(results, "_cov", None)
-    if cov is None:
-        return []
-    lines = [f"Covariance: {cov.description}."]
-    if len(results.boundary_names) > 1:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", InferenceWarning)
-            test = results.test_parallel()
-        lines.append(f"Parallel boundaries (H0: w_1 = ... = w_K-1): chi2({test.df}) = "
-                     f"{test.statistic:.4g}, p-value = {test.pvalue:.4g}.")
-    lines += [f"WARNING: {note}" for note in cov.notes]
-    return lines
-
-
-# --- population quantities for Gaussian-mixture designs ---------------------------------------
-def _component_moments(beta, weight, mean, cov, sign):
-    """Pieces of risk, gradient, G and H for one Gaussian component with label sign."""
-    mean_a = np.concatenate([[1.0], mean])
-    cov_a = np.zeros((mean_a.size,) * 2)
-    cov_a[1:, 1:] = cov
-    a = sign * beta
-    m, v = float(a @ mean_a), float(a @ cov_a @ a)
-    sd = np.sqrt(v)
-    t = (1.0 - m) / sd
-    Phi, phi = stats.norm.cdf(t), stats.norm.pdf(t)
-    risk = weight * ((1.0 - m) * Phi + sd * phi)
-    Sa = cov_a @ a
-    grad = -weight * sign * (Phi * mean_a - Sa * phi / sd)
-    cond_cov = cov_a - np.outer(Sa, Sa) / v
-    at_one = mean_a + Sa * (1.0 - m) / v
-    hess = weight * phi / sd * (cond_cov + np.outer(at_one, at_one))
-    # E[1{M <= 1} x~x~'] with x~ = mean + Sa Z / sd + independent part
-    e0, e1, e2 = Phi, -phi, Phi - t * phi
-    u = Sa / sd
-    gmat = weight * (e0 * (cond_cov + np.outer(mean_a, mean_a))
-                     + e1 * (np.outer(mean_a, u) + np.outer(u, mean_a)) + e2 * np.outer(u, u))
-    return risk, grad, hess, gmat
-
-
-def population_svm(components, start=None):
-    """Population linear SVM for a Gaussian-mixture design, in closed form.
-
-    Minimises the hinge risk E[(1 - Y x~'beta)_+] over beta = (b, w')' when X given
-    its mixture component is N(mu_c, S_c) and Y = s_c.  With M = Y x~'beta ~ N(m, v)
-    in a component, E[(1 - M)_+] = (1 - m) Phi(u) + sqrt(v) phi(u), u = (1 - m)/sqrt(v)
-    (``docs/notes/inference-bandwidth.md``, "Designs with a known truth"); G and H
-    follow from truncated-normal moments.
-
-    Parameters
-    ----------
-    components : sequence of (weight, mean, cov, sign)
-    start : ndarray, optional
-        Starting beta; defaults to (0, difference of the signed means).
-
-    Returns
-    -------
-    dict
-        ``beta`` (1 + d,), ``risk``, ``G``, ``H`` and ``avar = H^{-1} G H^{-1}`` (the
-        covariance of sqrt(n)(beta^ - beta*)).
+    CovarianceResult
+        ``notes`` lists the boundaries without standard errors (constant classifier,
+        near-singular H^) and, for ``"bahadur"``, boundaries with fewer than
+        :data:`MIN_SIDE_COUNT` rows on a side; the caller decides how to warn.
 
     Examples
     --------
-    >>> comps = [(0.5, np.array([1.0]), np.eye(1), 1.0), (0.5, np.array([-1.0]), np.eye(1), -1.0)]
-    >>> out = population_svm(comps)
-    >>> round(float(out["risk"]), 6) == round(float(out["G"][0, 0]), 6)
-    True
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.normal(size=(300, 1)); codes = (X[:, 0] + rng.normal(size=300) > 0).astype(int)
+    >>> fit = FitArrays(X, codes, np.array([[0.0], [1.0]]), ("0|1",))
+    >>> estimate_covariance(fit, "bahadur").cov.shape
+    (2, 2)
     """
-    comps = [(float(w), np.asarray(mu, float), np.asarray(S, float), float(s))
-             for w, mu, S, s in components]
-
-    def parts(beta):
-        return [_component_moments(beta, *c) for c in comps]
-
-    def fun(beta):
-        p = parts(beta)
-        return sum(x[0] for x in p), sum(x[1] for x in p)
-
-    if start is None:
-        start = np.concatenate([[0.0], sum(w * s * mu for w, mu, _, s in comps)])
-    sol = optimize.minimize(fun, start, jac=True, method="trust-exact",
-                            hess=lambda b: sum(x[2] for x in parts(b)),
-                            options={"gtol": 1e-12})
-    p = parts(sol.x)
-    G, H = sum(x[3] for x in p), sum(x[2] for x in p)
-    Hinv = np.linalg.inv(H)
-    return {"beta": sol.x, "risk": sum(x[0] for x in p), "G": G, "H": H,
-            "avar": Hinv @ G @ Hinv, "converged": bool(sol.success)}
+    kwds = check_cov_kwds(cov_type, cov_kwds)
+    est, bandwidths, notes = ESTIMATORS[cov_type](fit, **kwds)
+    names = list(fit.boundary_names)
+    notes = [f"Boundary {names[k]} has no standard errors: {why}." for k, why in
+             sorted(est.degenerate.items())] + [n for n in notes if n]
+    return CovarianceResult(cov=est.cov, cov_type=cov_type, cov_kwds=dict(kwds),
+                            description=est.describe(), bandwidths=bandwidths,
+                            notes=tuple(notes), degenerate=dict(est.degenerate))
