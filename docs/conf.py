@@ -22,6 +22,7 @@ import inspect
 import os
 import pkgutil
 import re
+import shutil
 import sys
 from pathlib import Path
 
@@ -158,6 +159,9 @@ def _undocumented(seen, listed):
 
 
 API_MODULES = _listed_modules()
+# autosummary writes the pages under api/generated/ and reads back whatever is there: start
+# from none, so that a page of a module that was renamed or removed cannot linger.
+shutil.rmtree(DOCS / "api" / "generated", ignore_errors=True)
 with mock(autodoc_mock_imports):
     API_MEMBERS, API_ALSO, _DOCUMENTED = api_members(API_MODULES)
     UNDOCUMENTED = _undocumented(_DOCUMENTED, set(API_MODULES))

@@ -456,7 +456,7 @@ def _bootstrap(fit, n_boot, random_state, n_jobs, disable):
     return BootstrapCovariance(reps, failed, random_state), None, []
 
 
-#: cov_type -> estimator(fit, **cov_kwds) -> (estimate, bandwidths, notes).  An estimate has
+#: cov_type -> ``estimator(fit, **cov_kwds)`` -> (estimate, bandwidths, notes).  An estimate has
 #: ``cov``, ``degenerate`` (boundary -> reason) and ``describe()``.
 ESTIMATORS = {"bahadur": _bahadur, "bootstrap": _bootstrap}
 
