@@ -10,6 +10,7 @@ from statsmodels.iolib.table import SimpleTable
 
 from nordicstats.exceptions import InferenceWarning
 from nordicstats.solvers.problem import METHOD_NAMES
+from nordicstats.weighting import describe_weighting
 
 __all__ = ["build_summary", "NORDICSummary"]
 
@@ -67,6 +68,11 @@ def build_summary(results, alpha=0.05):
         right.append(("MIP gap:", [_fmt(sr.gap)]))
     if getattr(model, "n_dropped", 0):
         left.append(("Rows dropped (NA):", [str(model.n_dropped)]))
+    if getattr(model, "n_zero_weight", 0):
+        left.append(("Rows of weight 0:", [str(model.n_zero_weight)]))
+    weighting, _ = _weighting(model)
+    if weighting:
+        left.append(("Weighting:", [weighting]))
     right.extend(header_rows(results))  # inference: Cov. Type, Bandwidth
     if len(left) != len(right):
         short = left if len(left) < len(right) else right
@@ -138,6 +144,9 @@ def _notes(results):
                      f"the relative gap is {_fmt(sr.gap)}.")
     if len(results.levels) == 2:
         lines.append("K = 2: a single boundary, i.e. an ordinary SVM; noncrossing is void.")
+    note = _weighting(results.model)[1]
+    if note:
+        lines.append(note)
     lines.extend(summary_notes(results))  # inference
     return lines
 
@@ -149,6 +158,11 @@ def _certificate_line(sr):
         return (f"Certificate: relative gap {_fmt(sr.gap)}, largest violation "
                 f"{sr.max_violation:.2g}.")
     return f"Certificate: {cert.describe()}."
+
+
+def _weighting(model):
+    return describe_weighting(getattr(model, "weights", None), getattr(model, "cost", None),
+                              model.levels)
 
 
 def _fmt(value):

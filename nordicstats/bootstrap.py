@@ -27,11 +27,11 @@ MAX_REDRAWS = 100
 MAX_FAILED_SHARE = 0.1
 
 
-def _resample(seed, codes, n_levels):
+def _resample(seed, codes, n_levels, p=None):
     rng = np.random.default_rng(seed)
     n = codes.size
     for _ in range(MAX_REDRAWS):
-        idx = rng.integers(0, n, size=n)
+        idx = rng.integers(0, n, size=n) if p is None else rng.choice(n, size=n, p=p)
         if np.unique(codes[idx]).size == n_levels:
             return np.sort(idx)
     raise ValueError(
@@ -40,15 +40,16 @@ def _resample(seed, codes, n_levels):
     )
 
 
-def _one_replicate(refit, seed, codes, n_levels):
-    idx = _resample(seed, codes, n_levels)
+def _one_replicate(refit, seed, codes, n_levels, rows=None, p=None):
+    idx = _resample(seed, codes, n_levels, p)
     try:
-        return np.asarray(refit(idx), dtype=float)
+        return np.asarray(refit(idx if rows is None else rows[idx]), dtype=float)
     except (SolverError, np.linalg.LinAlgError):
         return None
 
 
-def bootstrap_replicates(refit, codes, n_boot=200, random_state=None, n_jobs=1, disable=None):
+def bootstrap_replicates(refit, codes, n_boot=200, random_state=None, n_jobs=1, disable=None,
+                         weights=None):
     """Refit on n_boot case resamples and return the coefficient matrices.
 
     Parameters
@@ -65,6 +66,12 @@ def bootstrap_replicates(refit, codes, n_boot=200, random_state=None, n_jobs=1, 
         Workers for ``joblib.Parallel``.
     disable : bool or None, default=None
         Hide the tqdm progress bar; None (tqdm's convention) shows it only on a terminal.
+    weights : ndarray of shape (n,), optional
+        Case weights.  Integer weights are frequencies: each replicate draws
+        N = sum(w) rows from the data with row i repeated w_i times (exactly the
+        bootstrap of the replicated data for the same ``random_state``) and ``refit``
+        gets indices into the original rows.  Other weights draw n rows with
+        probabilities w_i / sum(w) (``refit`` should then scale the loss by sum(w) / n).
 
     Returns
     -------
@@ -84,9 +91,17 @@ def bootstrap_replicates(refit, codes, n_boot=200, random_state=None, n_jobs=1, 
     from tqdm.auto import tqdm
 
     codes = np.asarray(codes, dtype=int)
+    rows = p = None
+    if weights is not None:
+        weights = np.asarray(weights, dtype=float)
+        if np.all(weights == np.round(weights)):
+            rows = np.repeat(np.arange(codes.size), weights.astype(int))
+            codes = codes[rows]
+        else:
+            p = weights / weights.sum()
     n_levels = np.unique(codes).size
     seeds = np.random.SeedSequence(random_state).spawn(int(n_boot))
-    jobs = (delayed(_one_replicate)(refit, seed, codes, n_levels) for seed in seeds)
+    jobs = (delayed(_one_replicate)(refit, seed, codes, n_levels, rows, p) for seed in seeds)
     runner = Parallel(n_jobs=n_jobs, return_as="generator")
     results = list(tqdm(runner(jobs), total=len(seeds), disable=disable, desc="bootstrap"))
     ok = [r for r in results if r is not None]

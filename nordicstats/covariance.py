@@ -43,6 +43,17 @@ Entry point :func:`estimate_covariance`; use through the model:
   tqdm bar; the default None shows it on a terminal only);
 * ``cov_type="none"``: no covariance (e.g. inside tuning loops).
 
+Weighted fits.  Case weights w_i are treated as frequencies: every average above is
+a w-weighted average, n is N = sum_i w_i (in H^, G^, the 1/n of the covariance and
+the bandwidth, whose sd and IQR are those of the residuals repeated w_i times), so
+integer weights give exactly the sandwich of the data with row i repeated w_i
+times; the bootstrap resamples those N rows.  A cost matrix makes boundary k's
+loss c_k(Y) (1 - Y^(k) f_k)_+ with c_k(l) = |cost[l, k+1] - cost[l, k]|; the
+estimand is then the population minimiser of that weighted hinge risk (not the
+unweighted SVM's limit), with H_k = E[c_k delta(R_k) x~ x~'] and scores
+c_k 1{R_k >= 0} Y^(k) x~, i.e. the same sandwich with the cost increments inside
+H^ and the scores (coverage checked by Monte Carlo in ``benchmarks/bench_weights.py``).
+
 Guards: a constant classifier (w^_k = 0) or a near-singular H^_k (scaled condition
 number > :data:`COND_MAX`) gives NaN standard errors for that boundary plus an
 :class:`~nordicstats.exceptions.InferenceWarning`; fewer than :data:`MIN_SIDE_COUNT`
@@ -58,6 +69,7 @@ import numpy as np
 
 from nordicstats.bootstrap import BootstrapCovariance, bootstrap_replicates
 from nordicstats.data import binary_signs
+from nordicstats.kernels import weighted_quantile
 
 __all__ = [
     "BahadurCovariance",
@@ -197,7 +209,7 @@ def margin_residuals(X, signs, params):
     return 1.0 - np.asarray(signs, dtype=float) * (augment(X) @ np.asarray(params, dtype=float))
 
 
-def bandwidth(residuals, rule="hall-sheather", constant=1.0):
+def bandwidth(residuals, rule="hall-sheather", constant=1.0, weights=None):
     """Bandwidth for the kernel estimate of H, one per column of ``residuals``.
 
     h = constant * min(sd(r), IQR(r) / 1.34) * n^(-1/3).
@@ -210,6 +222,8 @@ def bandwidth(residuals, rule="hall-sheather", constant=1.0):
     constant : float, default=1.0
         Constants 1 to 1.5 gave 93-96% coverage in the Monte Carlo of
         ``docs/notes/inference-bandwidth.md``; 0.5 under-covers.
+    weights : ndarray of shape (n,), optional
+        Frequency weights: sd, IQR and n are those of the residuals repeated w_i times.
 
     Returns
     -------
@@ -229,9 +243,17 @@ def bandwidth(residuals, rule="hall-sheather", constant=1.0):
             raise ValueError(f"cov_kwds['bandwidth'] needs one value or one per boundary "
                              f"({r.shape[1]}); got {values.size} values.")
         return np.broadcast_to(values, (r.shape[1],)).copy()
-    q75, q25 = np.percentile(r, [75, 25], axis=0)
-    scale = np.minimum(r.std(axis=0, ddof=1), (q75 - q25) / 1.34)
-    return constant * scale * r.shape[0] ** (-1.0 / 3.0)
+    if weights is None:
+        q75, q25 = np.percentile(r, [75, 25], axis=0)
+        scale = np.minimum(r.std(axis=0, ddof=1), (q75 - q25) / 1.34)
+        return constant * scale * r.shape[0] ** (-1.0 / 3.0)
+    w = np.asarray(weights, dtype=float)
+    N = w.sum()
+    mean = w @ r / N
+    sd = np.sqrt(w @ (r - mean) ** 2 / (N - 1.0))
+    iqr = np.array([np.subtract(*weighted_quantile(r[:, k], w, [0.75, 0.25]))
+                    for k in range(r.shape[1])])
+    return constant * np.minimum(sd, iqr / 1.34) * N ** (-1.0 / 3.0)
 
 
 class BahadurCovariance:
@@ -247,6 +269,12 @@ class BahadurCovariance:
     bandwidth : "hall-sheather" or float or sequence of K-1 floats
     kernel : {"gaussian", "epanechnikov"}
     constant : float, default=1.0
+    weights : ndarray of shape (n,), optional
+        Frequency weights w_i: averages are w-weighted and n = sum w (see the module
+        docstring); integer weights equal the fit on replicated rows.
+    loss_weights : ndarray of shape (n, K-1), optional
+        Cost increments c_ik multiplying row i's hinge on boundary k: they enter H^_k
+        and the scores.
 
     Notes
     -----
@@ -265,20 +293,26 @@ class BahadurCovariance:
     """
 
     def __init__(self, X, signs, params, bandwidth="hall-sheather", kernel="gaussian",
-                 constant=1.0):
+                 constant=1.0, weights=None, loss_weights=None):
         self.X = augment(X)
         self.signs = np.asarray(signs, dtype=float).reshape(self.X.shape[0], -1)
         self.params = np.asarray(params, dtype=float).reshape(self.X.shape[1], -1)
         self.kernel = kernel
+        self.weights = (np.ones(self.X.shape[0]) if weights is None
+                        else np.asarray(weights, dtype=float))
+        self.loss_weights = (np.ones(self.signs.shape) if loss_weights is None
+                             else np.asarray(loss_weights, dtype=float))
         self.residuals = 1.0 - self.signs * (self.X @ self.params)
-        self.bandwidths = globals()["bandwidth"](self.residuals, bandwidth, constant)
+        self.bandwidths = globals()["bandwidth"](self.residuals, bandwidth, constant,
+                                                 weights=weights)
         self.degenerate = {}
         self.hessians = [self._hessian(k) for k in range(self.n_boundaries)]
         self._check()
 
     @property
     def nobs(self):
-        return self.X.shape[0]
+        """n, or N = sum of the frequency weights."""
+        return float(self.weights.sum())
 
     @property
     def n_boundaries(self):
@@ -286,15 +320,14 @@ class BahadurCovariance:
 
     def _hessian(self, k):
         h = self.bandwidths[k]
-        return self._mean_outer(self.X, KERNELS[self.kernel](self.residuals[:, k] / h) / h)
+        return self._mean_outer(self.X, KERNELS[self.kernel](self.residuals[:, k] / h) / h
+                                * self.loss_weights[:, k])
 
     def _mean_outer(self, A, row_scale=None):
-        """n^{-1} sum_i c_i a_i a_i' -- every row average of the sandwich goes through here.
-
-        (Frequency weights w_i would enter as c_i w_i with n = sum_i w_i, in this one place.)
-        """
-        scaled = A if row_scale is None else A * row_scale[:, None]
-        return scaled.T @ A / self.nobs
+        """N^{-1} sum_i w_i c_i a_i a_i' with N = sum_i w_i: every row average of the
+        sandwich goes through here, so frequency weights enter in this one place."""
+        scale = self.weights if row_scale is None else self.weights * row_scale
+        return (A * scale[:, None]).T @ A / self.nobs
 
     def _check(self):
         for k in range(self.n_boundaries):
@@ -311,18 +344,20 @@ class BahadurCovariance:
 
     @property
     def scores(self):
-        """s_ik = 1{r_ik >= 0} y_i^(k) x~_i, stacked boundary-major: shape (n, (K-1)(1+d)).
+        """s_ik = c_ik 1{r_ik >= 0} y_i^(k) x~_i (c_ik = 1 without a cost matrix).
+
+        Stacked boundary-major: shape (n, (K-1)(1+d)).
 
         Rows on the margin (``|r_ik| <= MARGIN_TOL``) get the indicator 1/2.
         """
         r = self.residuals
         indicator = np.where(np.abs(r) <= MARGIN_TOL, 0.5, (r > 0).astype(float))
-        active = indicator * self.signs
+        active = indicator * self.signs * self.loss_weights
         return np.concatenate([self.X * active[:, [k]] for k in range(self.n_boundaries)], axis=1)
 
     @property
     def meat(self):
-        """G^ = n^{-1} S'S with blocks G^_kl."""
+        """G^ = N^{-1} sum_i w_i s_i s_i' with blocks G^_kl."""
         return self._mean_outer(self.scores)
 
     @property
@@ -357,10 +392,14 @@ def scaled_condition_number(H):
     return float(np.linalg.cond(H * np.outer(scale, scale)))
 
 
-def side_count_warning(signs, names):
-    """Warning text if a boundary has fewer than MIN_SIDE_COUNT rows on a side, else None."""
+def side_count_warning(signs, names, weights=None):
+    """Warning text if a boundary has fewer than MIN_SIDE_COUNT rows on a side, else None.
+
+    ``weights`` (frequencies) count row i w_i times.
+    """
     signs = np.asarray(signs)
-    smallest = np.minimum((signs > 0).sum(axis=0), (signs < 0).sum(axis=0))
+    w = np.ones(signs.shape[0]) if weights is None else np.asarray(weights, dtype=float)
+    smallest = np.minimum(w @ (signs > 0), w @ (signs < 0))
     small = [f"{name} ({int(c)})" for name, c in zip(names, smallest, strict=True)
              if c < MIN_SIDE_COUNT]
     if not small:
@@ -422,11 +461,11 @@ class FitArrays:
     refit : callable, optional
         ``refit(rows) -> params`` fits the same model to the rows ``rows`` (with
         repeats); resampling estimators need it.  Picklable for ``n_jobs != 1``.
-
-    Notes
-    -----
-    Per-row case weights would be one more field (``weights``, shape (n,)), read by
-    :meth:`BahadurCovariance._mean_outer` and by the bootstrap's resampling.
+    weights : ndarray of shape (n,), optional
+        Frequency (case) weights, read by :meth:`BahadurCovariance._mean_outer`, the
+        bandwidth and the bootstrap's resampling.
+    loss_weights : ndarray of shape (n, K-1), optional
+        Cost increments c_ik of a cost-weighted fit (they enter H^ and the scores).
     """
 
     X: np.ndarray
@@ -434,6 +473,8 @@ class FitArrays:
     params: np.ndarray
     boundary_names: tuple
     refit: object = None
+    weights: np.ndarray | None = None
+    loss_weights: np.ndarray | None = None
 
     @property
     def signs(self):
@@ -443,16 +484,18 @@ class FitArrays:
 
 def _bahadur(fit, bandwidth, kernel, constant):
     est = BahadurCovariance(fit.X, fit.signs, fit.params, bandwidth=bandwidth, kernel=kernel,
-                            constant=constant)
+                            constant=constant, weights=fit.weights,
+                            loss_weights=fit.loss_weights)
     return est, tuple(float(h) for h in est.bandwidths), [
-        side_count_warning(fit.signs, fit.boundary_names)]
+        side_count_warning(fit.signs, fit.boundary_names, fit.weights)]
 
 
 def _bootstrap(fit, n_boot, random_state, n_jobs, disable):
     if fit.refit is None:
         raise ValueError("cov_type='bootstrap' needs a refit function (FitArrays.refit).")
     reps, failed = bootstrap_replicates(fit.refit, fit.codes, n_boot=n_boot,
-                                        random_state=random_state, n_jobs=n_jobs, disable=disable)
+                                        random_state=random_state, n_jobs=n_jobs, disable=disable,
+                                        weights=fit.weights)
     return BootstrapCovariance(reps, failed, random_state), None, []
 
 

@@ -27,6 +27,7 @@ __all__ = [
     "check_consistent_length",
     "design_from_formula",
     "design_for_new_data",
+    "weights_from_data",
 ]
 
 
@@ -329,6 +330,53 @@ def design_from_formula(formula, data, subset=None, missing="drop"):
         raise ValueError(f"could not build the design matrix for {formula!r}: {exc}") from exc
     exog = design.drop(columns=["Intercept"], errors="ignore")
     return data.loc[exog.index, response], exog, design.design_info, n_rows - len(exog)
+
+
+def weights_from_data(data, weights, subset=None, missing="drop"):
+    """Case weights given with a formula: a column of ``data`` or one value per row.
+
+    Applies ``subset`` and the missing-value rule to the weights, so that
+    :func:`design_from_formula` can then run on the rows that remain.
+
+    Parameters
+    ----------
+    data : pandas.DataFrame
+    weights : str or array-like of shape (len(data),)
+        A column name of ``data`` or the weights themselves.
+    subset : array-like of bool or index labels, optional
+    missing : {"drop", "raise"}, default="drop"
+
+    Returns
+    -------
+    data : pandas.DataFrame
+        The rows in ``subset`` with a weight.
+    weights : pandas.Series
+        Their weights, indexed like ``data`` (align to the design's rows with ``.loc``).
+    n_dropped : int
+        Rows removed for a missing weight.
+    """
+    if not isinstance(data, pd.DataFrame):
+        raise TypeError(f"data must be a pandas DataFrame; got {type(data).__name__}.")
+    if isinstance(weights, str):
+        if weights not in data.columns:
+            raise ValueError(f"The 'weights' parameter names no column of data: {weights!r} "
+                             f"(columns: {list(data.columns)}).")
+        column = pd.to_numeric(data[weights], errors="coerce")
+        if column.isna().sum() > data[weights].isna().sum():
+            raise ValueError(f"The 'weights' column {weights!r} must be numeric. "
+                             f"Got dtype {data[weights].dtype} instead.")
+    else:
+        values = np.asarray(weights)
+        if values.ndim != 1 or values.size != len(data):
+            raise ValueError(f"The 'weights' parameter must have one weight per row of data "
+                             f"(length {len(data)}). Got shape {values.shape} instead.")
+        column = pd.Series(values, index=data.index, dtype=float)
+    if subset is not None:
+        data, column = data.loc[subset], column.loc[subset]
+    gone = column.isna()
+    if gone.any() and missing == "raise":
+        raise ValueError("the weights have missing values; use missing='drop' or remove them.")
+    return data[~gone], column[~gone], int(gone.sum())
 
 
 def design_for_new_data(design_info, data):

@@ -17,6 +17,7 @@ from nordicstats.kernels import check_gram, make_kernel
 from nordicstats.ordinal import OrdinalModel
 from nordicstats.results import NORDICResults
 from nordicstats.solvers import METHODS, NONCROSSING, NordicProblem, choose_solver, solve
+from nordicstats.weighting import check_case_weights, check_cost, hinge_weights
 
 __all__ = ["NORDIC"]
 
@@ -32,9 +33,11 @@ class NORDIC(OrdinalModel):
 
     and the fit minimises (eq. primal_problem, C = 1/lambda)
 
-        sum_k 1/2 omega_k' K omega_k + C sum_{k,i} (1 - y_i^(k) f_k(x_i))_+
+        sum_k 1/2 omega_k' K omega_k + C sum_{k,i} c_{i,k} (1 - y_i^(k) f_k(x_i))_+
 
-    subject to the method's noncrossing constraints:
+    with hinge weights c_{i,k} = w_i |cost[y_i, k+1] - cost[y_i, k]| (all ones without
+    ``weights`` and ``cost``; see :mod:`nordicstats.weighting`), subject to the method's
+    noncrossing constraints:
 
     * ``"bsvm"``: none (Frank & Hall's K-1 separate SVMs, the paper's BSVM);
     * ``"nordic0"``: b_k >= b_{k+1}, omega_{k,i} >= omega_{k+1,i} (eqs. constraint_b,
@@ -73,6 +76,18 @@ class NORDIC(OrdinalModel):
         ``"auto"`` picks by method and size; see :mod:`nordicstats.solvers`.
     solver_options : dict, optional
         Passed to the solver (e.g. ``{"time_limit": 60}`` for SCIP).
+    weights : array-like of shape (n,), optional
+        Nonnegative case weights; row i's hinge terms are multiplied by w_i.  Integer
+        weights give the fit on the data with each row repeated w_i times (the rbf
+        width rule counts them as frequencies too); rows of weight 0 are left out
+        (counted in the summary).
+        In :meth:`from_formula`, the name of a column of ``data``.
+    cost : array-like of shape (K, K) or pandas.DataFrame, optional
+        cost[l, j] = cost of predicting level j for a case of level l: zero diagonal,
+        nondecreasing away from it along every row; a DataFrame is labelled by the
+        levels.  Boundary k of a level-l case gets the increment
+        |cost[l, k+1] - cost[l, k]|, so the fit minimises a convex surrogate of the
+        expected cost.  |l - j| reproduces the unweighted fit.
 
     Examples
     --------
@@ -87,12 +102,15 @@ class NORDIC(OrdinalModel):
 
     def __init__(self, endog, exog, method="nordic1", kernel="rbf", C=1.0, gamma=None, degree=3,
                  coef0=1.0, order=None, noncrossing=None, penalty=None, solver="auto",
-                 solver_options=None):
-        self._init_kwds = {k: v for k, v in locals().items() if k not in ("self", "endog", "exog")}
+                 solver_options=None, weights=None, cost=None):
+        self._init_kwds = {k: v for k, v in locals().items()
+                           if k not in ("self", "endog", "exog", "weights")}
         self.method = check_choice(method, "method", METHODS)
         self.C = check_positive(C, "C")
         self._set_data(endog, exog, order)
-        self.kernel = make_kernel(kernel, self.exog, gamma=gamma, degree=degree, coef0=coef0)
+        self._set_weighting(weights, cost)
+        self.kernel = make_kernel(kernel, self.exog, gamma=gamma, degree=degree, coef0=coef0,
+                                  weights=self.weights)
         default_form = "joint" if self.kernel.is_linear else "separate"
         self.noncrossing = check_choice(noncrossing or default_form, "noncrossing", NONCROSSING)
         self.penalty = check_choice(penalty or ("l1" if self.method == "nordic2" else "l2"),
@@ -116,6 +134,25 @@ class NORDIC(OrdinalModel):
         """Constructor options without the data, to build the same model on other rows
         (statsmodels' name; the bootstrap refits with them)."""
         return dict(self._init_kwds)
+
+    def _set_weighting(self, weights, cost):
+        """Check ``weights`` and ``cost``, drop rows of weight 0, form the hinge weights c_{i,k}.
+
+        A row of weight 0 is a row repeated 0 times: it is left out entirely (its loss
+        and, for NORDIC-1/2, the noncrossing constraints at its x), and counted in
+        ``n_zero_weight``.
+        """
+        levels = self.response.levels
+        self.weights = None if weights is None else check_case_weights(
+            weights, self.response.codes.size, self.response.codes, levels)
+        self.n_zero_weight = 0
+        if self.weights is not None and np.any(self.weights == 0):
+            keep = self.weights > 0
+            self.n_zero_weight = int((~keep).sum())
+            self.response = dataclasses.replace(self.response, codes=self.response.codes[keep])
+            self.exog, self.weights = self.exog[keep], self.weights[keep]
+        self.cost = None if cost is None else check_cost(cost, levels)
+        self.hinge_weights = hinge_weights(self.response.codes, levels, self.weights, self.cost)
 
     # --- fitting -----------------------------------------------------------------------------
     @property
@@ -147,7 +184,7 @@ class NORDIC(OrdinalModel):
             signs=binary_signs(self.response.codes, self.response.n_levels),
             C=self.C if C is None else C, method=method, noncrossing=self.noncrossing,
             penalty=self.penalty if method == "nordic2" else "l2",
-            X=self.exog if self.kernel.is_linear else None,
+            X=self.exog if self.kernel.is_linear else None, hinge_weights=self.hinge_weights,
         )
         solver = choose_solver(problem) if self.solver == "auto" else self.solver
         if problem.gram is None and solver != "primal":

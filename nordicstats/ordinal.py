@@ -33,6 +33,7 @@ from nordicstats.data import (
     design_for_new_data,
     design_from_formula,
     encode_ordinal,
+    weights_from_data,
 )
 from nordicstats.solvers.problem import predict_codes
 
@@ -58,7 +59,7 @@ class OrdinalModel:
         self.n_dropped = 0
 
     @classmethod
-    def from_formula(cls, formula, data, subset=None, missing="drop", **kwargs):
+    def from_formula(cls, formula, data, subset=None, missing="drop", weights=None, **kwargs):
         """Create a model from a formula ``"response ~ terms"`` and a DataFrame.
 
         The response must be a column name (ideally an ordered categorical);
@@ -73,17 +74,27 @@ class OrdinalModel:
         subset : array-like of bool or index, optional
             Rows to use.
         missing : {"drop", "raise"}, default="drop"
-            Rows with a missing response or covariate are dropped (and counted
-            in the summary) or raise.
+            Rows with a missing response, covariate or weight are dropped (and
+            counted in the summary) or raise.
+        weights : str or array-like, optional
+            Case weights for models that take them (:class:`~nordicstats.NORDIC`):
+            a column name of ``data`` or one weight per row of ``data``; ``subset``
+            and the missing-value rule apply to them as to the other columns.
         **kwargs
             Passed to the model's constructor.
         """
+        n_missing_weight = 0
+        if weights is not None:
+            data, weights, n_missing_weight = weights_from_data(data, weights, subset, missing)
+            subset = None
         endog, exog, design_info, n_dropped = design_from_formula(formula, data, subset,
                                                                   missing)
+        if weights is not None:
+            kwargs["weights"] = weights.loc[exog.index].to_numpy()
         model = cls(endog, exog, **kwargs)
         model.design_info = design_info
         model.formula = formula
-        model.n_dropped = n_dropped
+        model.n_dropped = n_dropped + n_missing_weight
         return model
 
     # --- names -------------------------------------------------------------------------------

@@ -12,6 +12,7 @@ import pandas as pd
 from scipy import stats
 
 from nordicstats._summary import build_summary
+from nordicstats.costs import cost_to_boundary_weights
 from nordicstats.covariance import FitArrays, check_cov_kwds, estimate_covariance
 from nordicstats.exceptions import InferenceWarning
 from nordicstats.hypotheses import parallel_restrictions, parse_restrictions, wald_test
@@ -359,10 +360,19 @@ def compute_covariance(results, cov_type=None, cov_kwds=None, stacklevel=5):
     if not model.kernel.is_linear:
         raise _nonlinear_error(model, cov_type)
     codes = model.response.codes
+    weights, cost = getattr(model, "weights", None), getattr(model, "cost", None)
+    scale = None  # non-integer weights: n rows drawn with p ~ w, loss scaled by sum(w)/n
+    if weights is not None and not np.all(weights == np.round(weights)):
+        scale = weights.sum() / weights.size
+    init_kwds = {**model._get_init_kwds(), "order": None}
+    if cost is not None:
+        init_kwds["cost"] = cost  # checked and ordered like the codes
     fit = FitArrays(X=model.exog, codes=codes, params=results.params.to_numpy(),
                     boundary_names=tuple(results.boundary_names),
-                    refit=partial(_refit_params, type(model), model._get_init_kwds(), model.exog,
-                                  codes))
+                    refit=partial(_refit_params, type(model), init_kwds, model.exog, codes,
+                                  scale=scale),
+                    weights=weights,
+                    loss_weights=None if cost is None else cost_to_boundary_weights(cost)[codes])
     cov = estimate_covariance(fit, cov_type, cov_kwds)
     notes = list(cov.notes) + ([_active_note(results)] if cov_type == "bahadur" else [])
     notes = tuple(note for note in notes if note)
@@ -371,9 +381,15 @@ def compute_covariance(results, cov_type=None, cov_kwds=None, stacklevel=5):
     return dataclasses.replace(cov, notes=notes)
 
 
-def _refit_params(model_class, init_kwds, X, codes, idx):
-    """Refit the model on the rows idx (codes as the response) and return its coefficients."""
-    res = model_class(codes[idx], X[idx], **{**init_kwds, "order": None}).fit(cov_type="none")
+def _refit_params(model_class, init_kwds, X, codes, idx, scale=None):
+    """Refit the model on the rows idx (codes as the response) and return its coefficients.
+
+    Repeated rows are fitted once with their count as case weight (the same fit);
+    ``scale`` multiplies those counts (the bootstrap of non-integer case weights).
+    """
+    rows, counts = np.unique(idx, return_counts=True)
+    weights = counts if scale is None else counts * scale
+    res = model_class(codes[rows], X[rows], weights=weights, **init_kwds).fit(cov_type="none")
     return res.params.to_numpy()
 
 

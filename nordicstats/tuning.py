@@ -42,6 +42,7 @@ import inspect
 import time
 import warnings
 from dataclasses import dataclass, field
+from functools import partial
 
 import numpy as np
 import pandas as pd
@@ -53,6 +54,7 @@ from nordicstats.compare import NORDIC_METHODS, make_classifier
 from nordicstats.exceptions import SolverError
 from nordicstats.kernels import gamma_candidates
 from nordicstats.solvers.problem import predict_codes
+from nordicstats.weighting import check_case_weights
 
 __all__ = [
     "PAPER_C_GRID",
@@ -184,7 +186,9 @@ def make_scorer(scoring="error", levels=None):
     scoring : {"error", "mae"}, array-like or DataFrame of shape (K, K), or callable
         ``"error"``: error rate; ``"mae"``: mean absolute error in levels; a cost
         matrix ``cost[true, predicted]``: weighted error; a callable
-        ``f(y_true, y_pred) -> float``: used as is.  Smaller is better.
+        ``f(y_true, y_pred) -> float``: used as is (called with ``sample_weight=``
+        when the tuning has case weights).  Smaller is better.  The returned
+        ``score(y_true, y_pred, sample_weight=None)`` takes case weights.
     levels : sequence, optional
         The ordered levels (needed for ``"mae"`` and for an array of costs).
 
@@ -200,12 +204,17 @@ def make_scorer(scoring="error", levels=None):
     ('error', 0.3333333333333333)
     """
     if callable(scoring):
-        return getattr(scoring, "__name__", "custom"), scoring
+        def custom(t, p, sample_weight=None):
+            if sample_weight is None:
+                return scoring(t, p)
+            return scoring(t, p, sample_weight=sample_weight)
+
+        return getattr(scoring, "__name__", "custom"), custom
     if isinstance(scoring, str):
         if scoring == "error":
             return "error", metrics.error_rate
         if scoring == "mae":
-            return "mae", lambda t, p: metrics.mean_absolute_error(t, p, labels=levels)
+            return "mae", partial(metrics.mean_absolute_error, labels=levels)
         raise ValueError(f"The 'scoring' parameter must be 'error', 'mae', a (K, K) cost matrix "
                          f"or a callable. Got {scoring!r} instead.")
     cost = scoring if isinstance(scoring, pd.DataFrame) else np.asarray(scoring, dtype=float)
@@ -213,7 +222,7 @@ def make_scorer(scoring="error", levels=None):
         raise ValueError(f"The 'scoring' parameter must be 'error', 'mae', a (K, K) cost matrix "
                          f"or a callable. Got an array of shape {np.shape(cost)} instead.")
     labels = None if isinstance(cost, pd.DataFrame) else levels
-    return "weighted_error", lambda t, p: metrics.weighted_error(t, p, cost, labels=labels)
+    return "weighted_error", partial(metrics.weighted_error, cost_matrix=cost, labels=labels)
 
 
 def _resolve_factory(estimator):
@@ -234,13 +243,13 @@ def _accepted_params(factory):
     return set(inspect.signature(type(probe)).parameters)
 
 
-def default_grid(estimator, X, C=PAPER_C_GRID, quantiles=PAPER_WIDTH_QUANTILES):
+def default_grid(estimator, X, C=PAPER_C_GRID, quantiles=PAPER_WIDTH_QUANTILES, weights=None):
     """The paper's grid restricted to the parameters the classifier has.
 
     ``C`` over ``C`` (default 2^-4..2^4) when the classifier takes ``C``;
     ``gamma`` over :func:`~nordicstats.kernels.gamma_candidates` of ``X`` at
-    ``quantiles`` when it takes ``gamma``.  A classifier with neither (ordered
-    logit) gets the empty grid: a single fit.
+    ``quantiles`` when it takes ``gamma`` (case ``weights`` count as frequencies).
+    A classifier with neither (ordered logit) gets the empty grid: a single fit.
 
     Returns
     -------
@@ -251,7 +260,8 @@ def default_grid(estimator, X, C=PAPER_C_GRID, quantiles=PAPER_WIDTH_QUANTILES):
     if "C" in accepted:
         grid["C"] = [float(c) for c in C]
     if "gamma" in accepted:
-        grid["gamma"] = [float(g) for g in gamma_candidates(np.asarray(X, float), quantiles)]
+        grid["gamma"] = [float(g) for g in gamma_candidates(np.asarray(X, float), quantiles,
+                                                            weights)]
     return grid
 
 
@@ -334,13 +344,15 @@ def _take(data, index):
 class _RefitAtEachPoint:
     """Generic path: build and fit the classifier from the data at every grid point."""
 
-    def __init__(self, factory, params, X_fit, y_fit, X_eval, warm_start=False):
+    def __init__(self, factory, params, X_fit, y_fit, X_eval, w_fit=None, warm_start=False):
         self.factory, self.params = factory, params
-        self.X_fit, self.y_fit, self.X_eval = X_fit, y_fit, X_eval
+        self.X_fit, self.y_fit, self.X_eval, self.w_fit = X_fit, y_fit, X_eval, w_fit
 
     def __call__(self, C):
         extra = {} if C is None else {"C": C}
-        model = self.factory(**self.params, **extra).fit(self.X_fit, self.y_fit)
+        model = self.factory(**self.params, **extra)
+        model = (model.fit(self.X_fit, self.y_fit) if self.w_fit is None
+                 else model.fit(self.X_fit, self.y_fit, sample_weight=self.w_fit))
         return model.predict(self.X_eval)
 
 
@@ -351,8 +363,8 @@ class _NordicPath:
     solver, and f_k(x) = K(x, X) omega_k + b_k with the stored K(x, X).
     """
 
-    def __init__(self, factory, params, X_fit, y_fit, X_eval, warm_start=True):
-        self.model = factory(**params).build(X_fit, y_fit)
+    def __init__(self, factory, params, X_fit, y_fit, X_eval, w_fit=None, warm_start=True):
+        self.model = factory(**params).build(X_fit, y_fit, w_fit)
         self.gram_eval = self.model.kernel(self.model.exog_for(X_eval), self.model.exog)
         self.warm_start, self.previous = warm_start, None
 
@@ -396,15 +408,17 @@ def _evaluate_grid(factory, points, evaluations, score, nordic_path, warm_start=
                 if others != current:
                     current, paths, build_error = others, None, None
                     try:
-                        paths = [path_class(factory, others, X_fit, y_fit, X_eval, warm_start)
-                                 for X_fit, y_fit, X_eval, _ in evaluations]
+                        paths = [path_class(factory, others, X_fit, y_fit, X_eval, w_fit,
+                                            warm_start)
+                                 for X_fit, y_fit, X_eval, _, w_fit, _ in evaluations]
                     except _GRID_POINT_ERRORS as exc:
                         build_error = exc
                 if build_error is not None:
                     raise build_error
-                for path, (_, _, _, y_eval) in zip(paths, evaluations, strict=True):
+                for path, (_, _, _, y_eval, _, w_eval) in zip(paths, evaluations, strict=True):
                     predictions.append(path(point.get("C")))
-                    fold_scores.append(float(score(y_eval, predictions[-1])))
+                    fold_scores.append(float(score(y_eval, predictions[-1],
+                                                   sample_weight=w_eval)))
             except _GRID_POINT_ERRORS as exc:
                 message = f"{type(exc).__name__}: {exc}"
         rows.append({**point, "fold_scores": fold_scores, "predictions": predictions,
@@ -415,7 +429,8 @@ def _evaluate_grid(factory, points, evaluations, score, nordic_path, warm_start=
 
 
 def tune(estimator, X, y, *, param_grid=None, X_tune=None, y_tune=None, cv=None,
-         scoring="error", random_state=None, refit=True, warm_start=True):
+         scoring="error", random_state=None, refit=True, warm_start=True, weights=None,
+         weights_tune=None):
     """Choose tuning parameters on a tuning set (the paper) or by stratified k-fold CV.
 
     Parameters
@@ -444,6 +459,12 @@ def tune(estimator, X, y, *, param_grid=None, X_tune=None, y_tune=None, cv=None,
         solution at the previous C.  The
         answer is the same optimum to the solver's tolerance; the refit always
         starts cold.
+    weights : array-like of shape (n,), optional
+        Case weights of (X, y): every fit gets its training rows' weights
+        (``sample_weight``, NORDIC's methods only) and every score weights its
+        rows, so a cost-matrix ``scoring`` is the weighted cost the fit targets.
+    weights_tune : array-like, optional
+        Case weights of the tuning set (default: unit weights).
 
     Returns
     -------
@@ -465,19 +486,26 @@ def tune(estimator, X, y, *, param_grid=None, X_tune=None, y_tune=None, cv=None,
         raise ValueError(f"cv={cv!r} was given together with a tuning set; use one protocol.")
     levels = _factorize(y)[1]
     name, score = make_scorer(scoring, levels)
-    grid = _check_grid(default_grid(estimator, X) if param_grid is None else param_grid)
+    if weights is not None:
+        weights = check_case_weights(weights, len(y), owner="tune")
+    if weights_tune is not None:
+        weights_tune = check_case_weights(weights_tune, len(y_tune), owner="tune",
+                                          name="weights_tune")
+    grid = _check_grid(default_grid(estimator, X, weights=weights) if param_grid is None
+                       else param_grid)
     names, points = _grid_points(grid)
     if X_tune is not None:
         protocol, folds = "holdout", None
-        evaluations = [(X, y, X_tune, y_tune)]
+        evaluations = [(X, y, X_tune, y_tune, weights, weights_tune)]
     else:
         protocol = "cv"
         folds = stratified_folds(y, 5 if cv is None else cv, random_state)
-        evaluations = [(_take(X, tr), _take(y, tr), _take(X, te), _take(y, te))
-                       for tr, te in folds]
+        evaluations = [(_take(X, tr), _take(y, tr), _take(X, te), _take(y, te),
+                        None if weights is None else weights[tr],
+                        None if weights is None else weights[te]) for tr, te in folds]
     rows = _evaluate_grid(factory, points, evaluations, score, _uses_nordic_path(factory, grid),
                           warm_start)
-    scores = _score_table(rows, names, folds, y, score)
+    scores = _score_table(rows, names, folds, y, partial(score, sample_weight=weights))
     best = select_best(scores, grid)
     scores["rank"] = _ranks(scores, best)
     failed = scores["message"].ne("").sum()
@@ -493,7 +521,11 @@ def tune(estimator, X, y, *, param_grid=None, X_tune=None, y_tune=None, cv=None,
     best_params = {k: scores[k].iloc[best] for k in names}
     best_params = {k: (float(v) if isinstance(v, (float, np.floating)) else v)
                    for k, v in best_params.items()}
-    fitted = factory(**best_params).fit(X, y) if refit else None
+    fitted = None
+    if refit:
+        fitted = factory(**best_params)
+        fitted = (fitted.fit(X, y) if weights is None
+                  else fitted.fit(X, y, sample_weight=weights))
     return TuningResults(scores=scores, best_params=best_params,
                          best_score=float(scores["score"].iloc[best]), best_index=best,
                          estimator=fitted, protocol=protocol, scoring=name,

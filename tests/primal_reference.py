@@ -3,7 +3,8 @@
 The problems are written from the paper's primal statements, not from the dual
 code under test:
 
-* eq. (primal_problem): min sum_k 1/2 omega_k' K omega_k + C sum xi_k,
+* eq. (primal_problem): min sum_k 1/2 omega_k' K omega_k + C sum xi_k (weighted:
+  C sum_{k,i} c_{i,k} xi_{k,i}),
 * hinge constraints (primal_constraint1-2),
 * NORDIC-0: b_k >= b_{k+1}, omega_k >= omega_{k+1} (constraint_b, constraint_omega),
   handed to Clarabel directly (:func:`_nordic0_clarabel`);
@@ -33,7 +34,11 @@ def solve_primal(problem):
     penalty = 0.5 * cp.sum_squares(u)
     constraints = []
     F = G + np.ones((n, 1)) @ cp.reshape(b, (1, m), order="C")
-    objective = penalty + problem.C * cp.sum(cp.pos(1 - cp.multiply(problem.signs, F)))
+    # hinge weights c_{i,k} (case weights x cost increments), written out here from the
+    # weighted primal C sum_{k,i} c_{i,k} xi_{k,i}; all ones when the problem has none
+    c = np.ones(problem.signs.shape) if problem.hinge_weights is None else problem.hinge_weights
+    objective = penalty + problem.C * cp.sum(cp.multiply(c, cp.pos(1 - cp.multiply(problem.signs,
+                                                                                   F))))
     if problem.method == "nordic1" and problem.noncrossing == "joint":
         constraints += [F[:, :-1] >= F[:, 1:]]
     elif problem.method == "nordic1":

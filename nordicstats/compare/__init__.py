@@ -71,7 +71,8 @@ def _model_class(name):
 
 
 def _signature_defaults(cls, name):
-    skip = {"self", "endog", "exog"} | ({"method"} if name in NORDIC_METHODS else set())
+    # case weights are data (fit's sample_weight), not an option
+    skip = {"self", "endog", "exog", "weights"} | ({"method"} if name in NORDIC_METHODS else set())
     params = inspect.signature(cls.__init__).parameters
     return {key: p.default for key, p in params.items()
             if key not in skip and p.kind is p.POSITIONAL_OR_KEYWORD}
@@ -121,14 +122,19 @@ class OrdinalClassifier(BaseEstimator):
         """
         return {key: getattr(self, key) for key in self._option_names}
 
-    def build(self, X, y):
-        """The unfitted model for data (X, y)."""
+    def build(self, X, y, sample_weight=None):
+        """The unfitted model for data (X, y), with case weights for NORDIC's methods."""
         extra = {"method": self.name} if self.name in NORDIC_METHODS else {}
+        if sample_weight is not None:
+            if self.name not in NORDIC_METHODS:
+                raise ValueError(f"classifier {self.name!r} does not take case weights; "
+                                 f"sample_weight works with {list(NORDIC_METHODS)}.")
+            extra["weights"] = sample_weight
         return self.model_class(y, X, **self.get_params(), **extra)
 
-    def fit(self, X, y):
+    def fit(self, X, y, sample_weight=None):
         """Build the model on (X, y), fit it and keep the results; returns self."""
-        self.results_ = self.build(X, y).fit()
+        self.results_ = self.build(X, y, sample_weight).fit()
         return self
 
     def _fitted(self):

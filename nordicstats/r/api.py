@@ -27,6 +27,7 @@ from nordicstats import theory as th
 from nordicstats.compare import OrderedLogit, OrdinalSVR
 from nordicstats.model import NORDIC
 from nordicstats.r.convert import frame_to_matrix
+from nordicstats.weighting import describe_weighting
 
 __all__ = ["API", "fit_model", "refit_model", "has_fit", "forget_fits", "predict_model",
            "coef_table", "vcov_model", "confint_model", "echo", "theory", "FAMILIES",
@@ -75,7 +76,13 @@ def fit_model(family, y, X, args=None, response="y", key=None):
     res = model.fit(**fit_kw)
     key = key or uuid.uuid4().hex
     _remember(key, res)
-    return _describe(family, key, res)
+    return _describe(family, key, res, _all_rows(res, X))
+
+
+def _all_rows(res, X):
+    """The design when the fit left rows out (case weight 0), so that R's fitted values
+    cover every row of its model frame, as ``lm`` does; else None (the training rows)."""
+    return _design(X) if getattr(res.model, "n_zero_weight", 0) else None
 
 
 def refit_model(key, state, fitted_decision):
@@ -89,7 +96,7 @@ def refit_model(key, state, fitted_decision):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # the original fit already reported these
         fit_model(key=key, **state)
-    refit = _decision(_FITS[key], None)
+    refit = _decision(_FITS[key], _all_rows(_FITS[key], state["X"]))
     stored = np.asarray(fitted_decision, dtype=float)
     if stored.shape != refit.shape or not np.array_equal(stored, refit):
         diff = np.max(np.abs(stored - refit)) if stored.shape == refit.shape else np.inf
@@ -285,16 +292,16 @@ def _boundary_matrix(res, values):
     return frame_to_matrix(pd.DataFrame(values, columns=list(res.boundary_names)))
 
 
-def _describe(family, key, res):
-    """Fields of the R object: common ones plus the family's own."""
+def _describe(family, key, res, X=None):
+    """Fields of the R object: common ones plus the family's own (fitted values at X)."""
     common = {
         "key": key,
         "family": family,
         "levels": _strings(res.model.levels),
         "boundaries": _strings(res.model.boundary_names),
         "nobs": int(res.nobs),
-        "fitted_decision": _boundary_matrix(res, _decision(res, None)),
-        "fitted_class": pd.Categorical(res.predict(which="class")),
+        "fitted_decision": _boundary_matrix(res, _decision(res, X)),
+        "fitted_class": pd.Categorical(res.predict(X, which="class")),
     }
     return {**common, **_DESCRIBE[family](res)}
 
@@ -317,6 +324,7 @@ def _describe_nordic(res):
         "crossing_rate": res.crossing_rate(),
         "noncrossing": model.noncrossing,
         "penalty": model.penalty,
+        "weighting": describe_weighting(model.weights, model.cost, model.levels)[1],
     }
 
 

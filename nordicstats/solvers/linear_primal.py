@@ -3,7 +3,7 @@
 Variables x = (w_1..w_{K-1}, b, xi) with w_k in R^d (paper, eq. linearNORDIC with
 C = 1/lambda)::
 
-    min  sum_k 1/2 ||w_k||^2 + C sum_{k,i} xi_{k,i}
+    min  sum_k 1/2 ||w_k||^2 + C sum_{k,i} c_{i,k} xi_{k,i}     (c: hinge weights, 1 unweighted)
     s.t. y_ik (x_i'w_k + b_k) + xi_{k,i} >= 1,  xi >= 0                 (hinge rows)
          joint:    x_i'(w_k - w_{k+1}) + b_k - b_{k+1} >= 0 for all i    (Section 5.2)
          separate: x_i'(w_k - w_{k+1}) >= 0 for all i,  b_k >= b_{k+1}   (eqs. primal_constraint3-4)
@@ -130,8 +130,9 @@ def _screened_state(piqp, problem, tol, max_iter):
     n, m = problem.signs.shape
     size = max(SCREEN_SUBSAMPLE, n // 10)
     sub = np.sort(np.random.default_rng(0).choice(n, size=min(size, n), replace=False))
+    weights = None if problem.hinge_weights is None else problem.hinge_weights[sub]
     small = NordicProblem(gram=None, signs=problem.signs[sub], C=problem.C * n / sub.size,
-                          method="bsvm", X=problem.X[sub])
+                          method="bsvm", X=problem.X[sub], hinge_weights=weights)
     layout = _Layout(small, np.zeros((sub.size, m), int))
     w, b = layout.unpack(_solve_once(piqp, small, layout, np.zeros((0, 2), int), tol,
                                      max_iter).x)
@@ -185,11 +186,12 @@ class _Layout:
         return w, x[self.n_w:self.n_w + self.m]
 
     def linear_term(self, problem):
-        """c: C for each slack, and -C sum over AT_C rows of y_ik (x_i, 1) for (w_k, b_k)."""
-        at_c = (self.state == AT_C) * problem.signs  # (n, m) of y or 0
-        c_w = -problem.C * (problem.X.T @ at_c)  # (d, m)
-        c_b = -problem.C * at_c.sum(axis=0)
-        return np.concatenate([c_w.T.ravel(), c_b, np.full(self.n_xi, problem.C)])
+        """c: C c_ik for each slack; -sum over AT_C rows of C c_ik y_ik (x_i, 1) for (w_k, b_k)."""
+        U = problem.upper_bounds
+        at_c = (self.state == AT_C) * problem.signs * U  # (n, m) of C c y or 0
+        c_w = -(problem.X.T @ at_c)  # (d, m)
+        c_b = -at_c.sum(axis=0)
+        return np.concatenate([c_w.T.ravel(), c_b, U[self.i, self.k]])
 
     def hinge_rows(self, problem):
         """G (explicit rows x size) for y_ik (x_i'w_k + b_k) + xi_ik >= 1."""
@@ -275,8 +277,9 @@ def _violated_rows(problem, w, b, feas_tol, present):
 def _multipliers(problem, layout, sol, rows):
     n, m = layout.n, layout.m
     z = np.asarray(sol.z_l) - np.asarray(sol.z_u)
-    alpha = np.where(layout.state == AT_C, problem.C, 0.0)
-    alpha[layout.i, layout.k] = np.clip(z[:layout.n_xi], 0.0, problem.C)
+    U = problem.upper_bounds
+    alpha = np.where(layout.state == AT_C, U, 0.0)
+    alpha[layout.i, layout.k] = np.clip(z[:layout.n_xi], 0.0, U[layout.i, layout.k])
     pos = layout.n_xi
     gamma = np.zeros(max(m - 1, 0))
     if layout.separate:
@@ -289,7 +292,12 @@ def _multipliers(problem, layout, sol, rows):
 
 
 def _result(problem, layout, sol, rows, status, rounds, iters, elapsed):
-    w, b = layout.unpack(np.asarray(sol.x))
+    from nordicstats.solvers.decomposition import intercepts_by_pooling
+
+    w, _ = layout.unpack(np.asarray(sol.x))
+    # Exact intercepts for this w (the paper's LP, by pooling): the interior-point b is
+    # one of them only up to tolerance, and an arbitrary one when they form an interval.
+    b = intercepts_by_pooling(problem, problem.X @ w)
     alpha, phi, gamma = _multipliers(problem, layout, sol, rows)
     tiny = 1e-7 * max(1.0, problem.C)
     active_mask = phi > tiny

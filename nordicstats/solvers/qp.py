@@ -20,7 +20,9 @@ and the dual problem is::
     min_theta  1/2 sum_k omega_k' K omega_k - e' alpha
     s.t.       y_k' alpha_k + (gamma_k - gamma_{k-1}) = 0          (separate, eq. KKT_b)
                y_k' alpha_k + e'(phi_k - phi_{k-1}) = 0            (joint form)
-               0 <= alpha <= C,  phi >= 0,  gamma >= 0.
+               0 <= alpha <= C c,  phi >= 0,  gamma >= 0,
+
+with c the hinge weights (:attr:`NordicProblem.upper_bounds` = C c; c = 1 unweighted).
 
 quadprog (Goldfarb-Idnani) needs a positive definite Hessian, but this one is
 only semi-definite, so a ridge ``rho * I`` is added.  ``rho`` is relative to the
@@ -99,11 +101,11 @@ def _dual_matrices(problem):
 
 
 def _inequalities(problem, size):
-    """quadprog inequality columns (C' theta >= b): 0 <= alpha <= C, phi >= 0, gamma >= 0."""
+    """quadprog inequality columns (C' theta >= b): 0 <= alpha <= C c, phi >= 0, gamma >= 0."""
     n_alpha, _, _ = dual_layout(problem)
     eye = np.eye(size)
     Cmat = np.hstack([eye, -eye[:, :n_alpha]])
-    bvec = np.concatenate([np.zeros(size), -problem.C * np.ones(n_alpha)])
+    bvec = np.concatenate([np.zeros(size), -_alpha_bounds(problem)])
     return Cmat, bvec
 
 
@@ -143,12 +145,21 @@ def solve_dual_quadprog(problem, ridge=None, refinements=DEFAULT_REFINEMENTS):
     H, a, E = _dual_matrices(problem)
     size = H.shape[0]
     rho = ridge * max(float(np.mean(np.diag(H))), 1e-12)
-    G = H + rho * np.eye(size)
+    # alphas whose bound C c_ik is 0 (weight 0) are fixed at 0 and left out: quadprog
+    # fails on the degenerate pair 0 <= alpha <= 0
+    free = np.ones(size, dtype=bool)
+    free[:dual_layout(problem)[0]] = _alpha_bounds(problem) > 0
     Cineq, bineq = _inequalities(problem, size)
-    Cmat = np.hstack([E.T, Cineq])
-    bvec = np.concatenate([np.zeros(E.shape[0]), bineq])
-    theta, iterations, _ = _prox_quadprog(G, a, Cmat, bvec, E.shape[0], rho, refinements,
-                                          problem, problem.C)
+    Cineq = Cineq[free]
+    used = np.any(Cineq != 0, axis=0)
+    Ef = E[:, free]
+    Ef = Ef[np.any(Ef != 0, axis=1)]
+    G = H[np.ix_(free, free)] + rho * np.eye(int(free.sum()))
+    Cmat = np.hstack([Ef.T, Cineq[:, used]])
+    bvec = np.concatenate([np.zeros(Ef.shape[0]), bineq[used]])
+    theta = np.zeros(size)
+    theta[free], iterations, _ = _prox_quadprog(G, a[free], Cmat, bvec, Ef.shape[0], rho,
+                                                refinements, problem, problem.C)
     theta = _clip_to_bounds(theta, problem)
     omega = _omega_from_theta(problem, theta)
     b = fit_intercepts(problem, problem.gram @ omega)
@@ -180,10 +191,15 @@ def _prox_quadprog(G, a, Cmat, bvec, meq, rho, refinements, problem, scale):
     return x, iterations, sol[4]
 
 
+def _alpha_bounds(problem):
+    """Upper bounds of alpha in the dual's k-major order (alpha_{k,i} at k n + i)."""
+    return problem.upper_bounds.T.reshape(-1)
+
+
 def _clip_to_bounds(theta, problem):
     n_alpha, _, _ = dual_layout(problem)
     theta = theta.copy()
-    theta[:n_alpha] = np.clip(theta[:n_alpha], 0.0, problem.C)
+    theta[:n_alpha] = np.clip(theta[:n_alpha], 0.0, _alpha_bounds(problem))
     theta[n_alpha:] = np.maximum(theta[n_alpha:], 0.0)
     return theta
 
@@ -221,14 +237,14 @@ def fit_intercepts(problem, G):
 
     Notes
     -----
-    Variables (b, xi); minimise C sum xi subject to xi >= 1 - y (G + b),
+    Variables (b, xi); minimise sum C c_ki xi_ki subject to xi >= 1 - y (G + b),
     xi >= 0 and the method's ordering of the intercepts: b_k >= b_{k+1}
     (separate, NORDIC-0) or b_k - b_{k+1} >= max_i (G_{k+1,i} - G_{k,i}) (joint).
     """
     n, m = problem.n, problem.n_boundaries
     Y = problem.signs
     n_xi = n * m
-    cost = np.concatenate([np.zeros(m), np.full(n_xi, problem.C)])
+    cost = np.concatenate([np.zeros(m), problem.upper_bounds.T.reshape(-1)])
     # -y_ki b_k - xi_ki <= y_ki G_ki - 1
     rows = np.arange(n_xi)
     cols_b = np.repeat(np.arange(m), n)
@@ -275,7 +291,7 @@ def solve_primal_quadprog(problem, ridge=None, refinements=DEFAULT_REFINEMENTS):
     omega with constraint violations of order one, while the primal enforces
     omega_k >= omega_{k+1} exactly.
 
-    The QP is min 1/2 sum_k omega_k' K omega_k + C e'xi subject to
+    The QP is min 1/2 sum_k omega_k' K omega_k + sum_ki C c_ki xi_ki subject to
     y_ki (K omega_k + b_k)_i + xi_ki >= 1, xi >= 0 and the method's ordering
     constraints; the zero curvature in b and xi is handled by the same ridge and
     proximal-point refinement as the dual.
@@ -306,7 +322,7 @@ def solve_primal_quadprog(problem, ridge=None, refinements=DEFAULT_REFINEMENTS):
     G[:nw, :nw] = np.kron(np.eye(m), K)
     rho = ridge * max(float(np.mean(np.diag(K))), 1e-12)
     G += rho * np.eye(size)
-    a = np.concatenate([np.zeros(nw + m), -problem.C * np.ones(nw)])
+    a = np.concatenate([np.zeros(nw + m), -problem.upper_bounds.T.reshape(-1)])
     y = problem.signs.T.reshape(-1)
     hinge = np.zeros((size, nw))  # columns: y (K omega_k + b_k) + xi >= 1
     hinge[:nw, :] = (np.kron(np.eye(m), K) * y[:, None]).T
