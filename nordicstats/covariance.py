@@ -48,7 +48,7 @@ a w-weighted average, n is N = sum_i w_i (in H^, G^, the 1/n of the covariance a
 the bandwidth, whose sd and IQR are those of the residuals repeated w_i times), so
 integer weights give exactly the sandwich of the data with row i repeated w_i
 times; the bootstrap resamples those N rows.  A cost matrix makes boundary k's
-loss c_k(Y) (1 - Y^(k) f_k)_+ with c_k(l) = |cost[l, k+1] - cost[l, k]|; the
+loss c_k(Y) (1 - Y^(k) f_k)_+ with c_k(l) = ``|cost[l, k+1] - cost[l, k]|``; the
 estimand is then the population minimiser of that weighted hinge risk (not the
 unweighted SVM's limit), with H_k = E[c_k delta(R_k) x~ x~'] and scores
 c_k 1{R_k >= 0} Y^(k) x~, i.e. the same sandwich with the cost increments inside

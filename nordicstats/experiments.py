@@ -23,7 +23,7 @@ cost matrix) ``weighted_error``, the test ``confusion`` counts (rows = true,
 columns = predicted), the timings and a ``status``/``message``.
 
 Cost-sensitive training.  ``cost="train"`` fits NORDIC's methods with the scoring
-cost matrix ``costs`` (hinge weights |cost[l, k+1] - cost[l, k]|, see
+cost matrix ``costs`` (hinge weights ``|cost[l, k+1] - cost[l, k]|``, see
 :mod:`nordicstats.weighting`), so that they are trained on the loss they are scored
 on; a matrix trains with that matrix.  Competitors have no cost option and are
 trained as before; the row's ``cost_trained`` says which was done.
