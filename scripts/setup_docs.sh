@@ -4,19 +4,5 @@
 # built site headless (skipped when they are installed already).
 set -eu
 
-PACKAGES="chromium chromium-driver"
-missing=""
-for pkg in $PACKAGES; do
-    if ! dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed"; then
-        missing="$missing $pkg"
-    fi
-done
-if [ -n "$missing" ]; then
-    SUDO=""
-    if [ "$(id -u)" -ne 0 ]; then SUDO=sudo; fi
-    echo "setup_docs.sh: installing$missing"
-    $SUDO apt-get update
-    DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y --no-install-recommends $missing
-else
-    echo "setup_docs.sh: chromium already installed"
-fi
+ROOT=$(CDPATH= cd -- "$(dirname -- "$0")/.." && pwd)
+sh "$ROOT/scripts/apt_install.sh" setup_docs.sh chromium chromium-driver

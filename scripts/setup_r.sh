@@ -16,21 +16,8 @@ PYTHON=${PYTHON:-$ROOT/.venv/bin/python}
 R_PACKAGES="r-base-core r-cran-e1071 r-cran-mass r-cran-ordinal r-cran-testthat r-cran-reticulate
             r-cran-knitr r-cran-rmarkdown pandoc"
 
-missing=""
-for pkg in $R_PACKAGES; do
-    if ! dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed"; then
-        missing="$missing $pkg"
-    fi
-done
-if [ -n "$missing" ]; then
-    SUDO=""
-    if [ "$(id -u)" -ne 0 ]; then SUDO=sudo; fi
-    echo "setup_r.sh: installing$missing"
-    $SUDO apt-get update
-    DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y --no-install-recommends $missing
-else
-    echo "setup_r.sh: R packages already installed"
-fi
+# shellcheck disable=SC2086  # the list is split into package names on purpose
+sh "$ROOT/scripts/apt_install.sh" setup_r.sh $R_PACKAGES
 
 "$PYTHON" -m pip install --quiet 'rpy2>=3.6,<3.7' 'rpy2-rinterface>=3.6,<3.6.6'
 "$PYTHON" -c "import nordicstats.r; nordicstats.r.initialize()" \
