@@ -13,6 +13,7 @@ API entries.  Skipped, with the reason, when Sphinx or Chromium is missing
 
 from __future__ import annotations
 
+import fcntl
 import os
 import pkgutil
 import re
@@ -60,13 +61,30 @@ def percent_vignettes():
 
 @pytest.fixture(scope="module")
 def site():
-    """Build the site as documented; fail with Sphinx's output on any warning."""
-    env = {**os.environ, "NORDICSTATS_VIGNETTE_SIZE": "small", "OMP_NUM_THREADS": "1",
-           "OPENBLAS_NUM_THREADS": "1"}
-    proc = subprocess.run(
-        [sys.executable, "-m", "sphinx", "-W", "--keep-going", "-E", "-q", "-b", "html",
-         "docs", str(HTML)], cwd=ROOT, env=env, capture_output=True, text=True, timeout=1800)
-    assert proc.returncode == 0, f"sphinx -W failed:\n{proc.stdout[-4000:]}\n{proc.stderr[-8000:]}"
+    """Build the site as documented, once per test run; fail with Sphinx's output on any warning.
+
+    Under pytest-xdist every worker that runs a test of this module asks for the site: the
+    first builds it while the others wait on a lock, then they reuse that build (two Sphinx
+    builds into one directory would overwrite each other's pages).
+    """
+    BUILD.mkdir(parents=True, exist_ok=True)
+    stamp = BUILD / "built-by-test-run"
+    run = os.environ.get("PYTEST_XDIST_TESTRUNUID")  # the same in every worker of one run
+    with open(BUILD / "build.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if run and stamp.is_file() and stamp.read_text() == run:
+            return HTML
+        stamp.unlink(missing_ok=True)
+        env = {**os.environ, "NORDICSTATS_VIGNETTE_SIZE": "small", "OMP_NUM_THREADS": "1",
+               "OPENBLAS_NUM_THREADS": "1"}
+        proc = subprocess.run(
+            [sys.executable, "-m", "sphinx", "-W", "--keep-going", "-E", "-q", "-b", "html",
+             "docs", str(HTML)], cwd=ROOT, env=env, capture_output=True, text=True,
+            timeout=1800)
+        assert proc.returncode == 0, \
+            f"sphinx -W failed:\n{proc.stdout[-4000:]}\n{proc.stderr[-8000:]}"
+        if run:
+            stamp.write_text(run)
     return HTML
 
 
