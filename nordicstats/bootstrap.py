@@ -27,11 +27,11 @@ MAX_REDRAWS = 100
 MAX_FAILED_SHARE = 0.1
 
 
-def _resample(seed, codes, n_levels):
+def _resample(seed, codes, n_levels, size=None):
     rng = np.random.default_rng(seed)
     n = codes.size
     for _ in range(MAX_REDRAWS):
-        idx = rng.integers(0, n, size=n)
+        idx = rng.integers(0, n, size=n if size is None else size)
         if np.unique(codes[idx]).size == n_levels:
             return np.sort(idx)
     raise ValueError(
@@ -40,15 +40,16 @@ def _resample(seed, codes, n_levels):
     )
 
 
-def _one_replicate(refit, seed, codes, n_levels):
-    idx = _resample(seed, codes, n_levels)
+def _one_replicate(refit, seed, codes, n_levels, size=None):
+    idx = _resample(seed, codes, n_levels, size)
     try:
         return np.asarray(refit(idx), dtype=float)
     except (SolverError, np.linalg.LinAlgError):
         return None
 
 
-def bootstrap_replicates(refit, codes, n_boot=200, random_state=None, n_jobs=1, disable=None):
+def bootstrap_replicates(refit, codes, n_boot=200, random_state=None, n_jobs=1, disable=None,
+                         size=None):
     """Refit on n_boot case resamples and return the coefficient matrices.
 
     Parameters
@@ -65,6 +66,10 @@ def bootstrap_replicates(refit, codes, n_boot=200, random_state=None, n_jobs=1, 
         Workers for ``joblib.Parallel``.
     disable : bool or None, default=None
         Hide the tqdm progress bar; None (tqdm's convention) shows it only on a terminal.
+    size : int, optional
+        Rows per resample, m; default n.  With m < n (the m-out-of-n bootstrap) the
+        spread of the replicates estimates the law at sample size m, so covariances
+        must be multiplied by m / n (:class:`BootstrapCovariance` does it).
 
     Returns
     -------
@@ -86,7 +91,7 @@ def bootstrap_replicates(refit, codes, n_boot=200, random_state=None, n_jobs=1, 
     codes = np.asarray(codes, dtype=int)
     n_levels = np.unique(codes).size
     seeds = np.random.SeedSequence(random_state).spawn(int(n_boot))
-    jobs = (delayed(_one_replicate)(refit, seed, codes, n_levels) for seed in seeds)
+    jobs = (delayed(_one_replicate)(refit, seed, codes, n_levels, size) for seed in seeds)
     runner = Parallel(n_jobs=n_jobs, return_as="generator")
     results = list(tqdm(runner(jobs), total=len(seeds), disable=disable, desc="bootstrap"))
     ok = [r for r in results if r is not None]

@@ -1,0 +1,244 @@
+"""Per-boundary checks of whether the Bahadur sandwich applies to linear NORDIC.
+
+The sandwich (Koo, Lee, Kim & Park 2008) rests on the hinge-loss first-order
+conditions of each boundary, and the paper's Theorem 1 transfers it to the
+noncrossing-constrained fit only when the constraints do not bind in the limit.
+Each function below measures one way this fails, on plain arrays; the thresholds
+were chosen from the validity study (``benchmarks/validity_study.py``, evidence in
+``docs/notes/inference-validity.md``):
+
+* the unconstrained (BSVM) component of the boundary is degenerate or nearly so:
+  its linear part x'w~_k barely varies (:func:`unconstrained_signal`), so the
+  constrained w_k is set by the noncrossing constraints, not by the hinge loss;
+* the constrained and unconstrained coefficients differ by more than their
+  sampling error (:func:`standardized_gap`): the constraints bind at this n;
+* the covariates have no continuous part: many rows lie exactly on the margin or
+  there are few distinct covariate patterns (:func:`margin_share`,
+  :func:`distinct_patterns`), so the density of the margin residual at 0, which
+  the Hessian H_k needs, does not exist;
+* too few observations on a side of the boundary (:func:`side_counts`);
+* an ill-conditioned Hessian estimate (scaled condition number above ``cond_max``).
+
+:func:`check_boundaries` runs them all and returns one :class:`BoundaryDiagnostic`
+per boundary; ``reasons`` is empty where the sandwich can be used.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+__all__ = [
+    "BoundaryDiagnostic",
+    "check_boundaries",
+    "distinct_patterns",
+    "margin_share",
+    "side_counts",
+    "standardized_gap",
+    "unconstrained_signal",
+    "THRESHOLDS",
+]
+
+#: Thresholds of :func:`check_boundaries` (evidence: docs/notes/inference-validity.md).
+#:
+#: * ``min_signal``: sd of x'w~_k of the unconstrained fit below this is "nearly
+#:   degenerate"; the hinge loss then hardly pins w_k down.
+#: * ``max_gap``: largest |beta_kj - beta~_kj| / se~_kj (constrained minus unconstrained,
+#:   in units of the unconstrained Bahadur standard error) tolerated.
+#: * ``max_margin_share``: share of rows exactly on the margin (|r_ik| <= margin_tol) above
+#:   which the residuals sit on a lattice; a continuous design has ~(d + 1) / n there.
+#: * ``min_patterns``: fewer distinct covariate rows than this means no continuous part.
+#: * ``min_side``: fewest observations on either side of the boundary.
+#: * ``cond_max``: largest scaled condition number of the Hessian estimate.
+THRESHOLDS = {
+    "min_signal": 0.1,
+    "max_gap": 1.0,
+    "max_margin_share": 0.02,
+    "min_patterns": 50,
+    "min_side": 100,
+    "cond_max": 1e8,
+    "margin_tol": 1e-5,
+}
+
+
+@dataclass(frozen=True)
+class BoundaryDiagnostic:
+    """Validity checks of the Bahadur sandwich for one boundary.
+
+    Attributes
+    ----------
+    boundary : int
+        Index k of the boundary (0-based).
+    measures : dict
+        ``signal``, ``gap``, ``margin_share``, ``patterns``, ``side``, ``cond``.
+    reasons : tuple of str
+        Why the sandwich does not apply (empty when every check passes).
+    """
+
+    boundary: int
+    measures: dict = field(default_factory=dict)
+    reasons: tuple = ()
+
+    @property
+    def ok(self):
+        """True when the Bahadur sandwich may be used for this boundary."""
+        return not self.reasons
+
+
+def unconstrained_signal(X, weights):
+    """sd of x_i'w~_k over the rows, one per boundary.
+
+    Parameters
+    ----------
+    X : ndarray of shape (n, d)
+    weights : ndarray of shape (d, K-1)
+        Slopes w~_k of the unconstrained fit (BSVM).
+
+    Returns
+    -------
+    ndarray of shape (K-1,)
+        0 for a constant classifier (w~_k = 0).  A decision value f = b + x'w whose
+        linear part moves by less than ``min_signal`` across the data cannot move
+        rows across the margin band [-1, 1] (width 2): the fit is nearly constant.
+
+    Examples
+    --------
+    >>> X = np.array([[0.0], [1.0], [2.0]])
+    >>> unconstrained_signal(X, np.array([[0.0, 1.0]])).tolist()
+    [0.0, 1.0]
+    """
+    X = np.asarray(X, dtype=float)
+    return np.std(X @ np.asarray(weights, dtype=float), axis=0, ddof=1)
+
+
+def standardized_gap(params, params_unconstrained, se_unconstrained):
+    """max_j |beta_kj - beta~_kj| / se~_kj per boundary.
+
+    Under Theorem 1 the constrained and unconstrained estimates differ by
+    o_P(n^{-1/2}), i.e. by a vanishing fraction of a standard error.
+
+    Parameters
+    ----------
+    params, params_unconstrained : ndarray of shape (1 + d, K-1)
+    se_unconstrained : ndarray of shape (1 + d, K-1)
+        Bahadur standard errors of the unconstrained fit (NaN where unavailable).
+
+    Returns
+    -------
+    ndarray of shape (K-1,)
+        inf where a coefficient differs and its standard error is NaN or 0; 0 where
+        the two fits agree exactly.
+
+    Examples
+    --------
+    >>> standardized_gap(np.array([[1.0], [2.0]]), np.array([[1.0], [1.5]]),
+    ...                  np.array([[0.1], [0.25]])).tolist()
+    [2.0]
+    """
+    diff = np.abs(np.asarray(params, float) - np.asarray(params_unconstrained, float))
+    se = np.asarray(se_unconstrained, dtype=float)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        ratio = np.where(diff <= 1e-8 * (1.0 + np.abs(params_unconstrained)), 0.0, diff / se)
+    ratio = np.where(np.isnan(ratio), np.inf, ratio)
+    return ratio.max(axis=0)
+
+
+def margin_share(residuals, tol=THRESHOLDS["margin_tol"]):
+    """Share of rows exactly on the margin, |r_ik| <= tol, per boundary.
+
+    With a continuous covariate about d + 1 of n rows sit on the margin; on a lattice
+    of factor levels whole cells do.
+
+    Examples
+    --------
+    >>> margin_share(np.array([[0.0], [0.0], [1.0], [-2.0]])).tolist()
+    [0.5]
+    """
+    return np.mean(np.abs(np.asarray(residuals, dtype=float)) <= tol, axis=0)
+
+
+def distinct_patterns(X):
+    """Number of distinct covariate rows.
+
+    Examples
+    --------
+    >>> distinct_patterns(np.array([[0, 1], [0, 1], [1, 0]]))
+    2
+    """
+    return int(np.unique(np.asarray(X), axis=0).shape[0])
+
+
+def side_counts(signs):
+    """Smaller of the two side counts (y^(k) = -1 and +1) per boundary.
+
+    Examples
+    --------
+    >>> side_counts(np.array([[1, 1], [-1, 1], [-1, -1]])).tolist()
+    [1, 1]
+    """
+    signs = np.asarray(signs)
+    return np.minimum((signs > 0).sum(axis=0), (signs < 0).sum(axis=0))
+
+
+def check_boundaries(X, signs, params, params_unconstrained, se_unconstrained, residuals,
+                     cond, thresholds=None):
+    """Run every check on every boundary.
+
+    Parameters
+    ----------
+    X : ndarray of shape (n, d)
+    signs : ndarray of shape (n, K-1)
+        y_i^(k) in {-1, +1}.
+    params : ndarray of shape (1 + d, K-1)
+        The fit being reported (constrained NORDIC, or BSVM itself).
+    params_unconstrained : ndarray of shape (1 + d, K-1)
+        The BSVM fit on the same data and C.
+    se_unconstrained : ndarray of shape (1 + d, K-1)
+        Bahadur standard errors of the BSVM fit.
+    residuals : ndarray of shape (n, K-1)
+        Margin residuals r_ik = 1 - y_i^(k) f_k(x_i) of ``params``.
+    cond : array-like of shape (K-1,)
+        Scaled condition numbers of the Hessian estimates of ``params``.
+    thresholds : dict, optional
+        Overrides of :data:`THRESHOLDS`.
+
+    Returns
+    -------
+    list of BoundaryDiagnostic
+    """
+    t = {**THRESHOLDS, **(thresholds or {})}
+    signal = unconstrained_signal(X, np.asarray(params_unconstrained)[1:])
+    gap = standardized_gap(params, params_unconstrained, se_unconstrained)
+    share = margin_share(residuals, t["margin_tol"])
+    patterns = distinct_patterns(X)
+    side = side_counts(signs)
+    out = []
+    for k in range(np.asarray(signs).shape[1]):
+        measures = {"signal": float(signal[k]), "gap": float(gap[k]),
+                    "margin_share": float(share[k]), "patterns": patterns,
+                    "side": int(side[k]), "cond": float(cond[k])}
+        out.append(BoundaryDiagnostic(k, measures, _reasons(measures, t)))
+    return out
+
+
+def _reasons(m, t):
+    reasons = []
+    if m["signal"] < t["min_signal"]:
+        reasons.append(f"the unconstrained SVM of this boundary is (nearly) constant "
+                       f"(sd of x'w = {m['signal']:.3g} < {t['min_signal']:g}), so the "
+                       "noncrossing constraints, not the hinge loss, set its slopes")
+    elif m["gap"] > t["max_gap"]:
+        reasons.append(f"the constrained and unconstrained coefficients differ by "
+                       f"{m['gap']:.3g} standard errors (> {t['max_gap']:g}): the noncrossing "
+                       "constraints bind")
+    if m["patterns"] < t["min_patterns"] or m["margin_share"] > t["max_margin_share"]:
+        reasons.append(f"the covariates have no continuous part ({m['patterns']} distinct "
+                       f"rows, {100 * m['margin_share']:.1f}% of rows exactly on the margin), "
+                       "so the margin residual has no density at 0")
+    if m["side"] < t["min_side"]:
+        reasons.append(f"only {m['side']} observations on one side (< {t['min_side']})")
+    if not m["cond"] <= t["cond_max"]:
+        reasons.append(f"the Hessian estimate is ill-conditioned (scaled condition number "
+                       f"{m['cond']:.3g} > {t['cond_max']:.0e})")
+    return tuple(reasons)
