@@ -47,13 +47,15 @@ __all__ = [
 #: * ``max_gap``: largest |beta_kj - beta~_kj| / se~_kj (constrained minus unconstrained,
 #:   in units of the unconstrained Bahadur standard error) tolerated.
 #: * ``max_margin_share``: share of rows exactly on the margin (|r_ik| <= margin_tol) above
-#:   which the residuals sit on a lattice; a continuous design has ~(d + 1) / n there.
-#: * ``min_patterns``: fewer distinct covariate rows than this means no continuous part.
+#:   which (and above 3 (d + 1) rows) the residuals sit on a lattice; a continuous design
+#:   has at most ~(d + 1) rows there.
+#: * ``min_patterns``: fewer distinct covariate rows than this (and fewer than n / 2)
+#:   means no continuous part.
 #: * ``min_side``: fewest observations on either side of the boundary.
 #: * ``cond_max``: largest scaled condition number of the Hessian estimate.
 THRESHOLDS = {
     "min_signal": 0.1,
-    "max_gap": 1.0,
+    "max_gap": 4.0,
     "max_margin_share": 0.02,
     "min_patterns": 50,
     "min_side": 100,
@@ -71,7 +73,8 @@ class BoundaryDiagnostic:
     boundary : int
         Index k of the boundary (0-based).
     measures : dict
-        ``signal``, ``gap``, ``margin_share``, ``patterns``, ``side``, ``cond``.
+        ``signal``, ``gap``, ``margin_share``, ``patterns``, ``side``, ``cond``, ``n``,
+        ``d``.
     reasons : tuple of str
         Why the sandwich does not apply (empty when every check passes).
     """
@@ -217,7 +220,8 @@ def check_boundaries(X, signs, params, params_unconstrained, se_unconstrained, r
     for k in range(np.asarray(signs).shape[1]):
         measures = {"signal": float(signal[k]), "gap": float(gap[k]),
                     "margin_share": float(share[k]), "patterns": patterns,
-                    "side": int(side[k]), "cond": float(cond[k])}
+                    "side": int(side[k]), "cond": float(cond[k]), "n": int(X.shape[0]),
+                    "d": int(X.shape[1])}
         out.append(BoundaryDiagnostic(k, measures, _reasons(measures, t)))
     return out
 
@@ -232,13 +236,17 @@ def _reasons(m, t):
         reasons.append(f"the constrained and unconstrained coefficients differ by "
                        f"{m['gap']:.3g} standard errors (> {t['max_gap']:g}): the noncrossing "
                        "constraints bind")
-    if m["patterns"] < t["min_patterns"] or m["margin_share"] > t["max_margin_share"]:
+    few_patterns = m["patterns"] < t["min_patterns"] and m["patterns"] < m["n"] / 2
+    # a continuous design has at most ~d + 1 rows exactly on the margin
+    lattice = (m["margin_share"] > t["max_margin_share"]
+               and m["margin_share"] * m["n"] > 3 * (m["d"] + 1))
+    if few_patterns or lattice:
         reasons.append(f"the covariates have no continuous part ({m['patterns']} distinct "
                        f"rows, {100 * m['margin_share']:.1f}% of rows exactly on the margin), "
                        "so the margin residual has no density at 0")
     if m["side"] < t["min_side"]:
         reasons.append(f"only {m['side']} observations on one side (< {t['min_side']})")
     if not m["cond"] <= t["cond_max"]:
-        reasons.append(f"the Hessian estimate is ill-conditioned (scaled condition number "
+        reasons.append(f"the estimated Hessian H is near-singular (scaled condition number "
                        f"{m['cond']:.3g} > {t['cond_max']:.0e})")
     return tuple(reasons)

@@ -29,7 +29,9 @@ class NORDICResults:
         When the fit finished (shown in the summary; settable for reproducible text).
     cov_type : str or None
         Covariance type of the linear coefficients (see :mod:`nordicstats.inference`):
-        "bahadur" (default for linear fits, computed on first use), "bootstrap", or
+        "auto" (default for linear fits, computed on first use: the Bahadur sandwich
+        where its validity diagnostics pass, the bootstrap per boundary where they
+        fail), "bahadur", "bootstrap", or
         None (kernel fits, or ``cov_type="none"``).
 
     Notes
@@ -194,7 +196,11 @@ class NORDICResults:
             return {}
         else:
             problem = self.model.build_problem(method="bsvm")
-            bsvm = solve(problem)
+            # the model's own solver when it handles BSVM: build_problem left out the Gram
+            # matrix for solver="primal", which "auto" may not pick
+            solver = self.model.solver if self.model.solver in ("quadprog", "decomposition",
+                                                                "primal") else "auto"
+            bsvm = solve(problem, solver=solver)
         F = problem.decision_values(bsvm.dual_coef, bsvm.intercept, bsvm.coef)
         return {
             "bsvm_objective": bsvm.objective,
@@ -205,14 +211,14 @@ class NORDICResults:
     # --- inference (issue 4) -----------------------------------------------------------------
     # Covariance of the linear coefficients (nordicstats.inference). Parameters are stacked
     # boundary-major; pandas views are indexed by boundary name and term.
-    # The default (cov_type=None on a linear fit) is "bahadur", computed on first use so that
+    # The default (cov_type=None on a linear fit) is "auto", computed on first use so that
     # fits used only for prediction (tuning, the sklearn wrapper) pay nothing and see no
     # InferenceWarning; an explicit cov_type is computed (and validated) at fit time.
     def _init_covariance(self, cov_type, cov_kwds):
         from nordicstats.inference import check_cov_kwds, compute_covariance
 
         if cov_type is None and not cov_kwds and self.model.kernel.is_linear:
-            self.cov_type, self.cov_kwds = "bahadur", check_cov_kwds("bahadur", None)
+            self.cov_type, self.cov_kwds = "auto", check_cov_kwds("auto", None)
             return
         self._cov_value = compute_covariance(self, cov_type, cov_kwds)
         self.cov_type = None if self._cov_value is None else self._cov_value.cov_type
@@ -266,6 +272,21 @@ class NORDICResults:
                             columns=z.columns)
 
     @property
+    def cov_sources(self):
+        """Per boundary: the estimator behind its standard errors and why.
+
+        A DataFrame indexed by boundary with columns ``estimator`` ("bahadur",
+        "bootstrap", or "none" for withheld standard errors) and ``reason`` (the
+        validity diagnostics that failed, see :mod:`nordicstats.diagnostics`; empty
+        when the Bahadur sandwich applies).
+        """
+        cov = self._require_cov()
+        sources = cov.sources or ()
+        return pd.DataFrame({"estimator": [c.estimator for c in sources],
+                             "reason": [c.reason for c in sources]},
+                            index=pd.Index(self.boundary_names[:len(sources)], name="boundary"))
+
+    @property
     def bandwidth(self):
         """Bandwidth h_k of the Bahadur Hessian estimate per boundary (None for bootstrap)."""
         cov = self._require_cov()
@@ -273,7 +294,11 @@ class NORDICResults:
             cov.bandwidths, index=self.boundary_names, name="bandwidth")
 
     def conf_int(self, alpha=0.05):
-        """Wald intervals beta^ -+ z_{1-alpha/2} se, rows (boundary, term), columns lower/upper."""
+        """Wald intervals beta^ -+ z_{1-alpha/2} se, rows (boundary, term), columns lower/upper.
+
+        ``.attrs["cov_sources"]`` is :attr:`cov_sources`: the estimator behind each
+        boundary's standard errors and why.
+        """
         from scipy import stats
 
         from nordicstats.inference import param_index
@@ -282,7 +307,9 @@ class NORDICResults:
             raise ValueError(f"The 'alpha' parameter must be in (0, 1). Got {alpha!r} instead.")
         est, se = self.params.to_numpy().T.ravel(), self.bse.to_numpy().T.ravel()
         half = stats.norm.ppf(1 - alpha / 2) * se
-        return pd.DataFrame({"lower": est - half, "upper": est + half}, index=param_index(self))
+        ci = pd.DataFrame({"lower": est - half, "upper": est + half}, index=param_index(self))
+        ci.attrs["cov_sources"] = self.cov_sources  # which estimator, per boundary, and why
+        return ci
 
     def summary_frame(self, alpha=0.05):
         """The summary's coefficient blocks as one DataFrame indexed by (boundary, term)."""
@@ -330,9 +357,13 @@ class NORDICResults:
         from nordicstats.inference import param_labels
 
         R = parallel_restrictions(len(self.boundary_names), self.params.shape[0])
-        return wald_test(self.params.to_numpy().T.ravel(), self._require_cov().cov, R,
+        from nordicstats.inference import sources_text
+
+        cov = self._require_cov()
+        return wald_test(self.params.to_numpy().T.ravel(), cov.cov, R,
                          labels=param_labels(self),
-                         title="Wald test of parallel boundaries (w_1 = ... = w_K-1)")
+                         title="Wald test of parallel boundaries (w_1 = ... = w_K-1); "
+                               f"covariance: {sources_text(self.boundary_names, cov)}")
 
     def get_robustcov_results(self, cov_type="bahadur", cov_kwds=None):
         """A new results object with another covariance; the point estimate is not refitted."""
