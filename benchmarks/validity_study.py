@@ -52,7 +52,12 @@ import pandas as pd  # noqa: E402
 from nordicstats import NORDIC  # noqa: E402
 from nordicstats.bootstrap import BootstrapCovariance, bootstrap_replicates  # noqa: E402
 from nordicstats.data import binary_signs  # noqa: E402
-from nordicstats.diagnostics import check_boundaries  # noqa: E402
+from nordicstats.diagnostics import (  # noqa: E402
+    THRESHOLDS,
+    _reasons,
+    check_boundaries,
+    is_lattice,
+)
 from nordicstats.hypotheses import parallel_restrictions, wald_test  # noqa: E402
 from nordicstats.inference import (  # noqa: E402
     BahadurCovariance,
@@ -212,11 +217,22 @@ def run(design, n, reps, boot_reps, n_boot, n_target):
 
 
 # --- summary ---------------------------------------------------------------------------------
+def _failing(row):
+    """Per boundary: do the diagnostics fail, with the current THRESHOLDS (recomputed from
+    the stored measures, so the thresholds can be tuned without rerunning)."""
+    d = len(row["params"]) - 1
+    return [bool(_reasons({"n": row["n"], "d": d, **diag["measures"]}, THRESHOLDS))
+            for diag in row["diagnostics"]]
+
+
 def _auto_se(row, source="boot"):
     """SE of cov_type='auto': Bahadur where the diagnostics pass, bootstrap where they fail."""
     se = np.array(row["se_bahadur"])
-    for k, d in enumerate(row["diagnostics"]):
-        if d["reasons"]:
+    d = len(row["params"]) - 1
+    for k, fails in enumerate(_failing(row)):
+        if is_lattice({"n": row["n"], "d": d, **row["diagnostics"][k]["measures"]}):
+            se[:, k] = np.nan
+        elif fails:
             se[:, k] = np.array(row[f"se_{source}"])[:, k] if f"se_{source}" in row else np.nan
     return se
 
@@ -237,7 +253,7 @@ def summarise_file(path):
     if boot_rows:
         estimators["auto"] = [_auto_se(r) for r in boot_rows]
     est_boot = np.array([r["params"] for r in boot_rows]) if boot_rows else None
-    flagged = np.array([[bool(d["reasons"]) for d in r["diagnostics"]] for r in rows])
+    flagged = np.array([_failing(r) for r in rows])
     for name, ses in estimators.items():
         ses = np.array(ses)
         e = est if name == "bahadur" else est_boot
@@ -248,7 +264,8 @@ def summarise_file(path):
                 ok = np.isfinite(s)
                 out.append({"design": design, "n": n, "estimator": name, "boundary": k,
                             "coef": j, "reps": len(s), "truth": truth[j, k],
-                            "mc_sd": sd[j, k], "median_se": np.median(s[ok]) if ok.any()
+                            "mc_sd": sd[j, k], "bias_over_sd": (e[:, j, k].mean() - truth[j, k])
+                            / sd[j, k], "median_se": np.median(s[ok]) if ok.any()
                             else np.nan, "ratio": (np.median(s[ok]) / sd[j, k]) if ok.any()
                             else np.nan, "share_withheld": 1 - ok.mean(),
                             "coverage": cover[ok, j, k].mean() if ok.any() else np.nan,
@@ -276,8 +293,15 @@ def main():
     parser.add_argument("--summarise", action="store_true")
     args = parser.parse_args()
     if args.summarise:
-        with pd.option_context("display.width", 200, "display.max_rows", 500):
-            print(summarise().to_string())
+        frame = summarise()
+        compact = frame.groupby(["design", "n", "estimator", "boundary"], sort=False).agg(
+            reps=("reps", "first"), ratio_min=("ratio", "min"), ratio_max=("ratio", "max"),
+            cover_min=("coverage", "min"), cover_max=("coverage", "max"),
+            bias_max=("bias_over_sd", lambda b: np.abs(b).max()),
+            withheld=("share_withheld", "max"), flagged=("share_flagged", "first"))
+        compact.to_csv(RESULTS / "validity_compact.csv", float_format="%.3g")
+        with pd.option_context("display.width", 200, "display.max_rows", 1000):
+            print(compact.round(3).to_string())
         return
     for design in args.designs:
         for n in args.n:

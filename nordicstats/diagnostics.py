@@ -37,6 +37,7 @@ __all__ = [
     "side_counts",
     "standardized_gap",
     "unconstrained_signal",
+    "is_lattice",
     "THRESHOLDS",
 ]
 
@@ -87,6 +88,11 @@ class BoundaryDiagnostic:
     def ok(self):
         """True when the Bahadur sandwich may be used for this boundary."""
         return not self.reasons
+
+    @property
+    def lattice(self):
+        """True when the design has no continuous part (no valid standard errors at all)."""
+        return is_lattice(self.measures)
 
 
 def unconstrained_signal(X, weights):
@@ -226,6 +232,22 @@ def check_boundaries(X, signs, params, params_unconstrained, se_unconstrained, r
     return out
 
 
+def is_lattice(m, t=None):
+    """True when the design has no continuous part (from the measures of one boundary).
+
+    Few distinct covariate rows (fewer than ``min_patterns`` and than n / 2), or more
+    than ``max_margin_share`` of the rows and more than 3 (d + 1) rows exactly on the
+    margin (a continuous design has at most about d + 1 there).  The SVM estimator is
+    then not asymptotically normal and the validity study found the bootstrap unreliable
+    too (SE / SD from 0.1 to 3.8), so no standard errors are given.
+    """
+    t = THRESHOLDS if t is None else t
+    few_patterns = m["patterns"] < t["min_patterns"] and m["patterns"] < m["n"] / 2
+    on_margin = (m["margin_share"] > t["max_margin_share"]
+                 and m["margin_share"] * m["n"] > 3 * (m["d"] + 1))
+    return bool(few_patterns or on_margin)
+
+
 def _reasons(m, t):
     reasons = []
     if m["signal"] < t["min_signal"]:
@@ -236,11 +258,7 @@ def _reasons(m, t):
         reasons.append(f"the constrained and unconstrained coefficients differ by "
                        f"{m['gap']:.3g} standard errors (> {t['max_gap']:g}): the noncrossing "
                        "constraints bind")
-    few_patterns = m["patterns"] < t["min_patterns"] and m["patterns"] < m["n"] / 2
-    # a continuous design has at most ~d + 1 rows exactly on the margin
-    lattice = (m["margin_share"] > t["max_margin_share"]
-               and m["margin_share"] * m["n"] > 3 * (m["d"] + 1))
-    if few_patterns or lattice:
+    if is_lattice(m, t):
         reasons.append(f"the covariates have no continuous part ({m['patterns']} distinct "
                        f"rows, {100 * m['margin_share']:.1f}% of rows exactly on the margin), "
                        "so the margin residual has no density at 0")
