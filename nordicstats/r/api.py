@@ -173,7 +173,9 @@ def coef_table(key):
     ``"thresholds"`` for the ordered logit), ``term``, ``Estimate`` and, when
     the results provide inference, ``Std. Error``, ``z value``, ``Pr(>|z|)``
     (taken from ``bse``/``pvalues`` when the results have them, else from the
-    diagonal of ``cov_params()``).  ``note`` says why standard errors are absent.
+    diagonal of ``cov_params()``).  ``note`` says why standard errors are absent;
+    ``sources`` (NORDIC) gives, per boundary, the estimator behind its standard errors
+    ("bahadur", "bootstrap" or "none") and the reason.
     """
     res = _get(key)
     if hasattr(res, "thresholds"):  # ordered logit: beta then zeta, as polr
@@ -194,7 +196,19 @@ def coef_table(key):
         table["Std. Error"] = se
         table["z value"] = table["Estimate"] / se
         table["Pr(>|z|)"] = 2 * stats.norm.sf(np.abs(table["z value"]))
-    return {"table": table, "note": note}
+    return {"table": table, "note": note, "sources": _cov_sources(res, se)}
+
+
+def _cov_sources(res, se):
+    """Per boundary: the estimator behind the standard errors and why (NORDIC fits)."""
+    if se is None or not hasattr(res, "cov_sources"):
+        return None
+    sources = res.cov_sources
+    if sources.empty:
+        return None
+    return pd.DataFrame({"boundary": list(map(str, sources.index)),
+                         "estimator": sources["estimator"].to_numpy(),
+                         "reason": sources["reason"].to_numpy()})
 
 
 def _nordic_table(res):
