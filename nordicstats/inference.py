@@ -30,7 +30,12 @@ Parameters are stacked boundary-major: the vector is ``params.T.ravel()`` for a
 
 Use through the model: ``NORDIC(..., kernel="linear").fit(cov_type=..., cov_kwds=...)``
 
-* ``cov_type="bahadur"`` (default for linear fits): ``cov_kwds`` ``bandwidth``
+* ``cov_type="auto"`` (default for linear fits): per boundary, the Bahadur sandwich
+  where the validity diagnostics of :mod:`nordicstats.diagnostics` pass, the bootstrap
+  where they fail, nothing on lattice designs (:mod:`nordicstats.auto_covariance`;
+  evidence in ``docs/notes/inference-validity.md``); ``cov_kwds`` those of both below;
+* ``cov_type="bahadur"``: NaN plus a warning on boundaries failing the diagnostics;
+  ``cov_kwds`` ``bandwidth``
   ("hall-sheather" or a positive number, or one per boundary), ``kernel``
   ("gaussian" or "epanechnikov", both scaled to unit variance), ``constant`` (1.0);
 * ``cov_type="bootstrap"``: case resampling and a refit per replicate, ``cov_kwds``
@@ -38,11 +43,12 @@ Use through the model: ``NORDIC(..., kernel="linear").fit(cov_type=..., cov_kwds
   tqdm bar; the default None shows it on a terminal only);
 * ``cov_type="none"``: no covariance (e.g. inside tuning loops).
 
-Guards: a constant classifier (w^_k = 0) or a near-singular H^_k (scaled condition
-number > :data:`COND_MAX`) gives NaN standard errors for that boundary plus an
-:class:`~nordicstats.exceptions.InferenceWarning`; fewer than :data:`MIN_SIDE_COUNT`
-observations on a side of a boundary, or noncrossing constraints active at the
-solution, give a warning with the numbers.  Non-linear kernels raise ``ValueError``.
+Guards: a boundary failing the diagnostics (degenerate unconstrained fit, constraints
+moving the estimate, lattice design, fewer than :data:`MIN_SIDE_COUNT` observations on a
+side, near-singular H^_k) gets bootstrap or no standard errors, always with an
+:class:`~nordicstats.exceptions.InferenceWarning` naming it and the reason; under
+``"bahadur"`` active noncrossing constraints add a warning.  Non-linear kernels raise
+``ValueError``.
 """
 
 from __future__ import annotations
@@ -63,6 +69,7 @@ from nordicstats.auto_covariance import (
 )
 from nordicstats.bootstrap import BootstrapCovariance, bootstrap_replicates
 from nordicstats.data import binary_signs
+from nordicstats.diagnostics import THRESHOLDS
 from nordicstats.exceptions import InferenceWarning
 
 __all__ = [
@@ -72,7 +79,6 @@ __all__ = [
     "check_cov_kwds",
     "compute_covariance",
     "margin_residuals",
-    "side_count_warning",
     "population_svm",
     "COND_MAX",
     "MIN_SIDE_COUNT",
@@ -81,11 +87,11 @@ __all__ = [
 
 #: Largest condition number of the scaled Hessian D^{-1/2} H^ D^{-1/2} (D = diag H^)
 #: for which Wald standard errors are reported; above it the boundary's are NaN.
-COND_MAX = 1e8
-#: Fewer observations than this on either side of a boundary triggers an InferenceWarning
-#: (Monte Carlo: at n <= 200 in balanced designs, i.e. ~100 per side, the slopes are biased
-#: upward and even the true SD under-covers; see the shared notes).
-MIN_SIDE_COUNT = 100
+COND_MAX = THRESHOLDS["cond_max"]
+#: Fewer observations than this on either side of a boundary fail the validity diagnostics
+#: (Monte Carlo: at ~100 per side the slopes are biased upward and even the true SD
+#: under-covers; docs/notes/inference-validity.md).
+MIN_SIDE_COUNT = THRESHOLDS["min_side"]
 #: Residuals within this distance of 0 or 2 for every row mean a constant classifier (w = 0).
 CONSTANT_TOL = 1e-7
 #: Rows with |r_ik| <= MARGIN_TOL lie on the margin; they enter G^ with weight 1/2 so that
@@ -358,21 +364,6 @@ def scaled_condition_number(H):
     return float(np.linalg.cond(H * np.outer(scale, scale)))
 
 
-def side_count_warning(signs, names):
-    """Warning text if a boundary has fewer than MIN_SIDE_COUNT rows on a side, else None."""
-    signs = np.asarray(signs)
-    smallest = np.minimum((signs > 0).sum(axis=0), (signs < 0).sum(axis=0))
-    small = [f"{name} ({int(c)})" for name, c in zip(names, smallest, strict=True)
-             if c < MIN_SIDE_COUNT]
-    if not small:
-        return None
-    subject = (f"boundary {small[0]} has" if len(small) == 1
-               else f"boundaries {', '.join(small)} have")
-    return (f"{subject} fewer than {MIN_SIDE_COUNT} observations on one side; the Bahadur "
-            "intervals under-cover at such sizes (slopes are biased away from zero). Consider "
-            "cov_type='bootstrap' or more data.")
-
-
 # --- covariance of a fitted model (used by NORDICResults) -------------------------------------
 @dataclass(frozen=True, eq=False)
 class CovarianceResult:
@@ -422,8 +413,8 @@ def compute_covariance(results, cov_type=None, cov_kwds=None, stacklevel=5):
     Parameters
     ----------
     results : NORDICResults
-    cov_type : {None, "bahadur", "bootstrap", "none"}
-        ``None`` means ``"bahadur"`` for linear fits and no covariance for kernel fits;
+    cov_type : {None, "auto", "bahadur", "bootstrap", "none"}
+        ``None`` means ``"auto"`` for linear fits and no covariance for kernel fits;
         ``"none"`` skips the covariance (bootstrap refits use it).
     cov_kwds : dict, optional
         See :func:`check_cov_kwds`.

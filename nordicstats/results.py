@@ -296,7 +296,8 @@ class NORDICResults:
     def conf_int(self, alpha=0.05):
         """Wald intervals beta^ -+ z_{1-alpha/2} se, rows (boundary, term), columns lower/upper.
 
-        ``.attrs["cov_sources"]`` is :attr:`cov_sources`: the estimator behind each
+        ``.attrs["cov_sources"]`` is :attr:`cov_sources` as a dict
+        ``{boundary: {"estimator": ..., "reason": ...}}``: the estimator behind each
         boundary's standard errors and why.
         """
         from scipy import stats
@@ -308,7 +309,8 @@ class NORDICResults:
         est, se = self.params.to_numpy().T.ravel(), self.bse.to_numpy().T.ravel()
         half = stats.norm.ppf(1 - alpha / 2) * se
         ci = pd.DataFrame({"lower": est - half, "upper": est + half}, index=param_index(self))
-        ci.attrs["cov_sources"] = self.cov_sources  # which estimator, per boundary, and why
+        # which estimator, per boundary, and why (a plain dict: pandas compares attrs)
+        ci.attrs["cov_sources"] = self.cov_sources.to_dict(orient="index")
         return ci
 
     def summary_frame(self, alpha=0.05):

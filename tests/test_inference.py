@@ -31,7 +31,6 @@ from nordicstats.inference import (
     bandwidth,
     check_cov_kwds,
     population_svm,
-    side_count_warning,
 )
 
 S2 = np.array([[1.0, 0.5, 0.0], [0.5, 1.0, 0.0], [0.0, 0.0, 1.0]])
@@ -190,13 +189,6 @@ def test_singular_hessian_gives_nan():
     assert "near-singular" in est.degenerate[0]
     assert f"{COND_MAX:.0e}" in est.degenerate[0]
     assert np.all(np.isnan(est.cov))
-
-
-def test_side_count_warning_threshold():
-    signs = np.column_stack([np.r_[np.ones(150), -np.ones(99)], np.r_[np.ones(149), -np.ones(100)]])
-    text = side_count_warning(signs, ["a|b", "b|c"])
-    assert "a|b (99)" in text and "b|c" not in text
-    assert side_count_warning(signs[:, 1:], ["b|c"]) is None
 
 
 @pytest.mark.parametrize("cov_type, kwds, match", [
@@ -484,7 +476,9 @@ def test_results_conf_int_and_summary_frame(k3_results):
     assert list(frame.columns) == ["coef", "std err", "z", "P>|z|", "[0.025", "0.975]",
                                    "se source"]
     assert set(frame["se source"]) == {"bahadur"}
-    assert ci.attrs["cov_sources"]["estimator"].tolist() == ["bahadur", "bahadur"]
+    assert ci.attrs["cov_sources"] == {"0|1": {"estimator": "bahadur", "reason": ""},
+                                       "1|2": {"estimator": "bahadur", "reason": ""}}
+    pd.concat({"a": ci, "b": res.conf_int(alpha=0.2)}, axis=1)  # attrs must not break concat
     np.testing.assert_allclose(frame["0.975]"], res.conf_int()["upper"])
     np.testing.assert_allclose(frame.loc[("1|2", "x1"), "coef"], res.params.loc["x1", "1|2"])
     with pytest.raises(ValueError, match="'alpha' parameter"):
