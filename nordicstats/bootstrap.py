@@ -68,8 +68,9 @@ def bootstrap_replicates(refit, codes, n_boot=200, random_state=None, n_jobs=1, 
         Hide the tqdm progress bar; None (tqdm's convention) shows it only on a terminal.
     size : int, optional
         Rows per resample, m; default n.  With m < n (the m-out-of-n bootstrap) the
-        spread of the replicates estimates the law at sample size m, so covariances
-        must be multiplied by m / n (:class:`BootstrapCovariance` does it).
+        spread of the replicates estimates the law at sample size m, so their
+        covariance must be multiplied by m / n by the caller (the validity study does;
+        it found no gain over m = n at constrained boundaries).
 
     Returns
     -------
