@@ -176,6 +176,8 @@ def one_replicate(design, n, seed, n_boot, boot):
             out[f"cov_{name}"] = cov.tolist()
     out["parallel"] = {name: _parallel_p(params, np.array(out[f"cov_{name}"]))
                        for name in ("bahadur", "boot", "moon") if f"cov_{name}" in out}
+    for name in ("bahadur", "boot", "moon"):  # stored results keep the SEs, not the matrices
+        out.pop(f"cov_{name}", None)
     return out
 
 
