@@ -4,7 +4,7 @@
 
 ## Model frame of the caller's call `mc` (from match.call(expand.dots = FALSE)).
 .model_frame <- function(mc, envir) {
-    mf <- mc[c(1L, match(c("formula", "data", "subset", "na.action"), names(mc), 0L))]
+    mf <- mc[c(1L, match(c("formula", "data", "subset", "weights", "na.action"), names(mc), 0L))]
     mf[[1L]] <- quote(stats::model.frame)
     eval(mf, envir)
 }

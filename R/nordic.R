@@ -1,8 +1,11 @@
 ## nordic(): the NORDIC front end and its methods.
 
+## `weights` are case weights evaluated in the model frame like lm()'s (so subset and
+## na.action apply to them; rows of weight 0 are left out of the fit but get fitted
+## values); `cost` is a K x K matrix cost[true, predicted] with dimnames = the levels.
 nordic <- function(formula, data, method = c("nordic1", "nordic0", "nordic2", "bsvm"),
                    kernel = c("rbf", "linear", "poly"), C = 1, gamma = NULL, ...,
-                   subset, na.action)
+                   weights, subset, na.action)
 {
     call <- match.call()
     ## The first choice is the default.  Values are validated once, in Python,
@@ -11,6 +14,8 @@ nordic <- function(formula, data, method = c("nordic1", "nordic0", "nordic2", "b
     if (missing(kernel)) kernel <- kernel[1L]
     mf <- .model_frame(match.call(expand.dots = FALSE), parent.frame())
     args <- c(list(method = method, kernel = kernel, C = C, gamma = gamma), list(...))
+    w <- model.weights(mf)
+    if (!is.null(w)) args$weights <- as.numeric(w)
     .fit_formula("nordic", "nordic", call, mf, args)
 }
 
@@ -33,7 +38,7 @@ print.nordic <- function(x, digits = max(3L, getOption("digits") - 3L), ...)
 summary.nordic <- function(object, ...)
 {
     keep <- c("call", "method", "kernel_description", "C", "levels", "boundaries", "nobs",
-              "objective", "solver", "status", "crossing_rate", "na.action")
+              "objective", "solver", "status", "crossing_rate", "na.action", "weighting")
     ans <- c(object[intersect(keep, names(object))], .coef_summary(object))
     ans$counts <- table(object$state$y, dnn = NULL)
     class(ans) <- "summary.nordic"
@@ -59,6 +64,7 @@ print.summary.nordic <- function(x, digits = max(3L, getOption("digits") - 3L),
         paste0("(", x$status, ")"), "  Training crossing rate:",
         format(x$crossing_rate, digits = digits), "\n")
     cat("Number of observations:", x$nobs, "\n")
+    if (length(x$weighting) && nzchar(x$weighting)) cat(x$weighting, "\n")
     if (nzchar(mess <- naprint(x$na.action))) cat("(", mess, ")\n", sep = "")
     invisible(x)
 }

@@ -16,7 +16,7 @@ Designs (K = 3, d = 2, common covariance S = [[1, .4], [.4, 1]]):
   not parallel (power of test_parallel).
 
 The truths beta_k* minimise the closed-form hinge risk of the meta-classes
-{1..k} vs {k+1..K}, which are Gaussian mixtures (``nordicstats.inference.population_svm``).
+{1..k} vs {k+1..K}, which are Gaussian mixtures (``nordicstats.theory.population_svm``).
 Each replicate fits linear NORDIC-1 with the joint noncrossing constraints of the paper's
 Section 5.2 (f_k(x_i) >= f_{k+1}(x_i)), C = 1 (``--method bsvm``: no constraints), and
 computes the Bahadur covariance (Gaussian kernel, Hall-Sheather-rate bandwidth).  Fits go
@@ -43,10 +43,11 @@ import warnings  # noqa: E402
 import numpy as np  # noqa: E402
 from scipy import stats  # noqa: E402
 
+from nordicstats.covariance import BahadurCovariance  # noqa: E402
 from nordicstats.data import binary_signs  # noqa: E402
 from nordicstats.exceptions import InferenceWarning  # noqa: E402
 from nordicstats.hypotheses import parallel_restrictions, wald_test  # noqa: E402
-from nordicstats.inference import BahadurCovariance, population_svm  # noqa: E402
+from nordicstats.theory import population_svm  # noqa: E402
 
 S = np.array([[1.0, 0.4], [0.4, 1.0]])
 DESIGNS = {

@@ -4,7 +4,10 @@ Not a timed test.  ``python benchmarks/validity_study.py --designs logit4 --n 15
 --reps 100 --boot-reps 20`` appends one JSON line per replicate to
 ``benchmarks/results/validity/<design>_n<n>.jsonl``; ``--summarise`` turns every stored
 file into ``benchmarks/results/validity_summary.csv`` (SE / Monte Carlo SD and coverage
-of 95% intervals per boundary and coefficient and estimator).
+of 95% intervals per boundary and coefficient and estimator).  ``--recheck R`` recomputes
+the first R stored replicates of the given designs and sizes with the current code (same
+seeds) and prints the largest differences, plus those of the package's own
+``cov_type="auto"`` against the study's per-boundary assembly of the stored numbers.
 
 Each replicate draws a data set, fits NORDIC-1 (joint noncrossing, C = 1) and BSVM
 (same C) with the sparse primal solver, computes the Bahadur sandwich of the NORDIC fit
@@ -51,19 +54,10 @@ import pandas as pd  # noqa: E402
 
 from nordicstats import NORDIC  # noqa: E402
 from nordicstats.bootstrap import BootstrapCovariance, bootstrap_replicates  # noqa: E402
-from nordicstats.data import binary_signs  # noqa: E402
-from nordicstats.diagnostics import (  # noqa: E402
-    THRESHOLDS,
-    _reasons,
-    check_boundaries,
-    is_lattice,
-)
+from nordicstats.covariance import BahadurCovariance, FitArrays, diagnose  # noqa: E402
+from nordicstats.diagnostics import THRESHOLDS, _reasons, is_lattice  # noqa: E402
 from nordicstats.hypotheses import parallel_restrictions, wald_test  # noqa: E402
-from nordicstats.inference import (  # noqa: E402
-    BahadurCovariance,
-    _refit_params,
-    scaled_condition_number,
-)
+from nordicstats.results import _refit_params  # noqa: E402
 
 RESULTS = Path(__file__).resolve().parent / "results"
 OUT = RESULTS / "validity"
@@ -134,6 +128,9 @@ DESIGNS["mixed"] = _mixed
 DESIGNS["housing"] = _housing
 
 
+BAHADUR_KWDS = {"bandwidth": "hall-sheather", "kernel": "gaussian", "constant": 1.0}
+
+
 def fit(codes, X, method="nordic1"):
     return NORDIC(codes, X, kernel="linear", C=1.0, method=method,
                   solver="primal").fit(cov_type="none")
@@ -146,26 +143,24 @@ def one_replicate(design, n, seed, n_boot, boot):
     K = int(codes.max()) + 1
     if np.unique(codes).size < K:
         return None
-    signs = binary_signs(codes, K)
     res, uns = fit(codes, X), fit(codes, X, "bsvm")
     params, params_u = res.params.to_numpy(), uns.params.to_numpy()
+    arrays = FitArrays(X, codes, params, tuple(res.boundary_names),
+                       params_unconstrained=params_u)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        bah = BahadurCovariance(X, signs, params)
-        bah_u = BahadurCovariance(X, signs, params_u)
+        bah = BahadurCovariance(X, arrays.signs, params)
+        diags = diagnose(arrays, bah, BAHADUR_KWDS)
     p = params.shape[0]
-    se_u = np.sqrt(np.diag(bah_u.cov)).reshape(-1, p).T
-    cond = [scaled_condition_number(H) for H in bah.hessians]
-    diags = check_boundaries(X, signs, params, params_u, se_u, bah.residuals, cond)
     out = {"design": design, "n": n, "seed": seed, "K": K, "params": params.tolist(),
            "params_bsvm": params_u.tolist(),
            "se_bahadur": np.sqrt(np.diag(bah.cov)).reshape(-1, p).T.tolist(),
            "cov_bahadur": bah.cov.tolist(),
            "diagnostics": [{"measures": d.measures, "reasons": list(d.reasons)} for d in diags]}
     if boot:
-        refit = partial(_refit_params, {"method": "nordic1", "C": 1.0, "noncrossing": "joint",
-                                        "penalty": "l2", "solver": "primal",
-                                        "solver_options": {}}, X, codes)
+        refit = partial(_refit_params, NORDIC, {"kernel": "linear", "C": 1.0,
+                                                "method": "nordic1", "solver": "primal"},
+                        X, codes)
         for name, m in (("boot", None), ("moon", int(round(n ** 0.8)))):
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
@@ -284,6 +279,43 @@ def summarise():
     return frame
 
 
+def recheck(design, n, count, n_boot):
+    """Recompute the first ``count`` stored replicates (same seeds) with the current code.
+
+    Returns the largest |difference| of the estimates, the Bahadur and bootstrap SEs
+    (relative), the flagged boundaries that changed, and the largest relative difference
+    between the package's ``cov_type="auto"`` SEs and :func:`_auto_se` of the stored row.
+    """
+    stored = [json.loads(line) for line in (OUT / f"{design}_n{n}.jsonl").open()][:count]
+    worst = {"params": 0.0, "se_bahadur": 0.0, "se_boot": 0.0, "se_moon": 0.0,
+             "auto_vs_stored": 0.0, "flag_changes": 0}
+    for row in stored:
+        new = one_replicate(design, n, row["seed"], n_boot, "se_boot" in row)
+        worst["params"] = max(worst["params"], float(np.max(np.abs(
+            np.subtract(new["params"], row["params"])))))
+        for key in ("se_bahadur", "se_boot", "se_moon"):
+            if key in row:
+                a, b = np.array(new[key]), np.array(row[key])
+                ok = np.isfinite(a) & np.isfinite(b)
+                worst[key] = max(worst[key], float(np.max(np.abs(a[ok] / b[ok] - 1), initial=0)))
+        worst["flag_changes"] += int(np.sum(np.array(_failing(new)) != np.array(_failing(row))))
+        if "se_boot" in row:
+            rng = np.random.default_rng(row["seed"])
+            codes, X = DESIGNS[design](n, rng)
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                res = NORDIC(codes, X, kernel="linear", C=1.0, solver="primal").fit(
+                    cov_type="auto", cov_kwds={"n_boot": n_boot, "random_state": row["seed"],
+                                               "disable": True})
+                auto = res.bse.to_numpy()
+            ref = _auto_se(row)
+            ok = np.isfinite(auto) & np.isfinite(ref)
+            assert np.array_equal(np.isfinite(auto), np.isfinite(ref)), (auto, ref)
+            worst["auto_vs_stored"] = max(worst["auto_vs_stored"], float(np.max(
+                np.abs(auto[ok] / ref[ok] - 1), initial=0)))
+    return worst
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--designs", nargs="+", default=["logit4"])
@@ -293,7 +325,17 @@ def main():
     parser.add_argument("--n-boot", type=int, default=100)
     parser.add_argument("--target-n", type=int, default=200_000)
     parser.add_argument("--summarise", action="store_true")
+    parser.add_argument("--recheck", type=int, default=0, metavar="R")
     args = parser.parse_args()
+    if args.recheck:
+        for design in args.designs:
+            for n in args.n:
+                if not (OUT / f"{design}_n{n}.jsonl").exists():
+                    continue
+                t0 = time.time()
+                worst = recheck(design, n, args.recheck, args.n_boot)
+                print(f"{design} n={n}: {worst} ({time.time() - t0:.0f} s)", flush=True)
+        return
     if args.summarise:
         frame = summarise()
         compact = frame.groupby(["design", "n", "estimator", "boundary"], sort=False).agg(

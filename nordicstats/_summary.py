@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 from statsmodels.iolib.summary import Summary
 from statsmodels.iolib.table import SimpleTable
 
-from nordicstats import inference
-from nordicstats.model import METHOD_NAMES
+from nordicstats.exceptions import InferenceWarning
+from nordicstats.solvers.problem import METHOD_NAMES
+from nordicstats.weighting import describe_weighting
 
-__all__ = ["build_summary", "NORDICSummary"]
+__all__ = ["build_summary", "sources_text", "NORDICSummary"]
 
 
 class NORDICSummary(Summary):
@@ -65,7 +68,12 @@ def build_summary(results, alpha=0.05):
         right.append(("MIP gap:", [_fmt(sr.gap)]))
     if getattr(model, "n_dropped", 0):
         left.append(("Rows dropped (NA):", [str(model.n_dropped)]))
-    right.extend(inference.header_rows(results))  # inference (issue 4): Cov. Type, Bandwidth
+    if getattr(model, "n_zero_weight", 0):
+        left.append(("Rows of weight 0:", [str(model.n_zero_weight)]))
+    weighting, _ = _weighting(model)
+    if weighting:
+        left.append(("Weighting:", [weighting]))
+    right.extend(header_rows(results))  # inference: Cov. Type, Bandwidth
     if len(left) != len(right):
         short = left if len(left) < len(right) else right
         short.extend([(" ", [" "])] * abs(len(left) - len(right)))
@@ -100,8 +108,8 @@ def _coefficient_tables(results, alpha):
     """Per-boundary coefficient blocks for linear fits (with inference when available)."""
     if not results.model.kernel.is_linear:
         return []
-    if getattr(results, "_cov", None) is not None:  # inference (issue 4): one block per boundary
-        return inference.coefficient_tables(results, alpha)
+    if results.covariance is not None:  # inference (issue 4): one block per boundary
+        return coefficient_tables(results, alpha)
     params = results.params
     rows = [[term] + [f"{v:.4f}" for v in params.loc[term]] for term in params.index]
     return [SimpleTable(rows, headers=["term", *params.columns],
@@ -111,9 +119,11 @@ def _coefficient_tables(results, alpha):
 def _notes(results):
     sr = results.solver_result
     price = results.price_of_noncrossing
+    cert = getattr(sr, "certificate", None)
+    primal = sr.max_violation if cert is None else cert.primal_violation
     lines = [
         f"Training crossing rate: {results.crossing_rate():.4f}; largest noncrossing-constraint "
-        f"violation {sr.max_violation:.2g}.",
+        f"violation {primal:.2g}.",
     ]
     active = sr.info.get("active_noncrossing")
     if active is not None and results.model.method != "bsvm":
@@ -128,16 +138,100 @@ def _notes(results):
             f"{price['bsvm_objective']:.6g} ({shown}); the separate "
             f"SVMs cross on {100 * price['bsvm_crossing_rate']:.1f}% of training rows."
         )
-    if np.isfinite(sr.kkt_residual):
-        lines.append(f"KKT residual (relative duality gap or MIP gap): {sr.kkt_residual:.2g}.")
+    lines.append(_certificate_line(sr))
     if sr.status != "optimal":
         lines.append(f"WARNING: the solver stopped with status '{sr.status}' ({sr.message}); "
                      f"the relative gap is {_fmt(sr.gap)}.")
     if len(results.levels) == 2:
         lines.append("K = 2: a single boundary, i.e. an ordinary SVM; noncrossing is void.")
-    lines.extend(inference.summary_notes(results))  # inference (issue 4)
+    note = _weighting(results.model)[1]
+    if note:
+        lines.append(note)
+    lines.extend(summary_notes(results))  # inference
     return lines
+
+
+def _certificate_line(sr):
+    """The optimality certificate (gap and largest violation) of any solver's answer."""
+    cert = getattr(sr, "certificate", None)
+    if cert is None:  # results pickled before certificates existed
+        return (f"Certificate: relative gap {_fmt(sr.gap)}, largest violation "
+                f"{sr.max_violation:.2g}.")
+    return f"Certificate: {cert.describe()}."
+
+
+def _weighting(model):
+    return describe_weighting(getattr(model, "weights", None), getattr(model, "cost", None),
+                              model.levels)
 
 
 def _fmt(value):
     return "n/a" if value is None or not np.isfinite(value) else f"{value:.3g}"
+
+
+# --- inference pieces of the summary ---------------------------------------------------------
+def coefficient_tables(results, alpha=0.05):
+    """One statsmodels parameter table per boundary (coef, std err, z, P>|z|, interval)."""
+    from statsmodels.iolib.summary import summary_params
+
+    terms = list(results.params.index)
+    ci = results.conf_int(alpha).to_numpy()
+    tables = []
+    for k, name in enumerate(results.boundary_names):
+        rows = slice(k * len(terms), (k + 1) * len(terms))
+        cols = (results.params.iloc[:, k], results.bse.iloc[:, k], results.tvalues.iloc[:, k],
+                results.pvalues.iloc[:, k])
+        parts = (results, *[c.to_numpy() for c in cols], ci[rows])
+        title = f"Boundary {name}{_source_title(results, k)}"
+        tables.append(summary_params(parts, yname=f"boundary {name}", xname=terms, alpha=alpha,
+                                     use_t=False, title=title))
+    return tables
+
+
+def _source_title(results, k):
+    """" (std err: bootstrap)" after a boundary's title when "auto" chose per boundary."""
+    cov = results.covariance
+    if cov.cov_type != "auto":
+        return ""
+    return {"bahadur": " (std err: Bahadur)", "bootstrap": " (std err: bootstrap)",
+            "none": " (std err: none)"}[cov.sources[k].estimator]
+
+
+def header_rows(results):
+    """("Cov. Type:", ...) and ("Bandwidth:", ...) rows for the summary header."""
+    cov = results.covariance
+    if cov is None:
+        return []
+    rows = [("Cov. Type:", [cov.cov_type])]
+    if cov.bandwidths is not None:
+        rows.append(("Bandwidth:", [", ".join(f"{h:.4g}" for h in cov.bandwidths)]))
+    if cov.cov_type == "bootstrap" or any(c.estimator == "bootstrap" for c in cov.sources):
+        rows.append(("Replicates:", [str(cov.cov_kwds["n_boot"])]))
+    return rows
+
+
+def summary_notes(results):
+    """Covariance description, the parallel-boundaries test and the inference warnings."""
+    cov = results.covariance
+    if cov is None:
+        return []
+    lines = [f"Covariance: {cov.description}."]
+    if cov.cov_type != "bootstrap":
+        lines.append(f"Standard errors by boundary: {sources_text(results)}.")
+    if len(results.boundary_names) > 1:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", InferenceWarning)
+            test = results.test_parallel()
+        lines.append(f"Parallel boundaries (H0: w_1 = ... = w_K-1): chi2({test.df}) = "
+                     f"{test.statistic:.4g}, p-value = {test.pvalue:.4g}.")
+    lines += [f"WARNING: {note}" for note in cov.notes]
+    return lines
+
+
+def sources_text(results):
+    """"Bahadur for 0|1, 1|2; bootstrap for 2|3": which estimator each boundary uses."""
+    groups = {}
+    for name, c in zip(results.boundary_names, results.covariance.sources, strict=True):
+        groups.setdefault(c.estimator, []).append(str(name))
+    label = {"bahadur": "Bahadur", "bootstrap": "bootstrap", "none": "none (withheld)"}
+    return "; ".join(f"{label[e]} for {', '.join(n)}" for e, n in groups.items())

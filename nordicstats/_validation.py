@@ -9,8 +9,9 @@ from __future__ import annotations
 import numbers
 
 import numpy as np
+from sklearn.utils import check_scalar
 
-__all__ = ["check_positive", "check_choice"]
+__all__ = ["check_positive", "check_choice", "check_int"]
 
 
 def check_positive(value, name, owner="NORDIC"):
@@ -42,3 +43,19 @@ def check_choice(value, name, allowed, owner="NORDIC"):
         raise ValueError(f"The '{name}' parameter of {owner} must be one of {list(allowed)}. "
                          f"Got {value!r} instead.")
     return value
+
+
+def check_int(value, name, minimum):
+    """Return ``value`` as an int >= ``minimum`` (scikit-learn's ``check_scalar``).
+
+    Raises ``TypeError`` for a non-integer (booleans included) and ``ValueError`` below
+    ``minimum``, both naming the parameter.
+
+    Examples
+    --------
+    >>> check_int(3, "n", 1)
+    3
+    """
+    if isinstance(value, bool):
+        raise TypeError(f"The '{name}' parameter must be an int >= {minimum}. Got {value!r}.")
+    return int(check_scalar(value, f"The '{name}' parameter", numbers.Integral, min_val=minimum))

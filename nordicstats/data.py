@@ -26,6 +26,8 @@ __all__ = [
     "check_exog",
     "check_consistent_length",
     "design_from_formula",
+    "design_for_new_data",
+    "weights_from_data",
 ]
 
 
@@ -215,7 +217,7 @@ def boundary_names(levels):
     return [f"{lo}|{hi}" for lo, hi in zip(levels[:-1], levels[1:])]
 
 
-def check_exog(X, name="exog"):
+def check_exog(X, name="exog", allow_missing=False):
     """Return covariates as a finite 2-D float array, with their column names.
 
     Parameters
@@ -224,6 +226,8 @@ def check_exog(X, name="exog"):
         Covariates; a 1-D array is one covariate.
     name : str
         Parameter name used in error messages.
+    allow_missing : bool, default=False
+        Let NaN through (new data for prediction: such rows get a missing prediction).
 
     Returns
     -------
@@ -252,7 +256,7 @@ def check_exog(X, name="exog"):
         raise ValueError(f"{name} must be 2-D (n, d); got shape {values.shape}.")
     if values.shape[0] == 0 or values.shape[1] == 0:
         raise ValueError(f"{name} is empty (shape {values.shape}); it needs rows and columns.")
-    bad = ~np.isfinite(values)
+    bad = ~np.isfinite(values) & ~(allow_missing & np.isnan(values))
     if bad.any():
         rows = np.flatnonzero(bad.any(axis=1))
         raise ValueError(
@@ -326,3 +330,82 @@ def design_from_formula(formula, data, subset=None, missing="drop"):
         raise ValueError(f"could not build the design matrix for {formula!r}: {exc}") from exc
     exog = design.drop(columns=["Intercept"], errors="ignore")
     return data.loc[exog.index, response], exog, design.design_info, n_rows - len(exog)
+
+
+def weights_from_data(data, weights, subset=None, missing="drop"):
+    """Case weights given with a formula: a column of ``data`` or one value per row.
+
+    Applies ``subset`` and the missing-value rule to the weights, so that
+    :func:`design_from_formula` can then run on the rows that remain.
+
+    Parameters
+    ----------
+    data : pandas.DataFrame
+    weights : str or array-like of shape (len(data),)
+        A column name of ``data`` or the weights themselves.
+    subset : array-like of bool or index labels, optional
+    missing : {"drop", "raise"}, default="drop"
+
+    Returns
+    -------
+    data : pandas.DataFrame
+        The rows in ``subset`` with a weight.
+    weights : pandas.Series
+        Their weights, indexed like ``data`` (align to the design's rows with ``.loc``).
+    n_dropped : int
+        Rows removed for a missing weight.
+    """
+    if not isinstance(data, pd.DataFrame):
+        raise TypeError(f"data must be a pandas DataFrame; got {type(data).__name__}.")
+    if isinstance(weights, str):
+        if weights not in data.columns:
+            raise ValueError(f"The 'weights' parameter names no column of data: {weights!r} "
+                             f"(columns: {list(data.columns)}).")
+        column = pd.to_numeric(data[weights], errors="coerce")
+        if column.isna().sum() > data[weights].isna().sum():
+            raise ValueError(f"The 'weights' column {weights!r} must be numeric. "
+                             f"Got dtype {data[weights].dtype} instead.")
+    else:
+        values = np.asarray(weights)
+        if values.ndim != 1 or values.size != len(data):
+            raise ValueError(f"The 'weights' parameter must have one weight per row of data "
+                             f"(length {len(data)}). Got shape {values.shape} instead.")
+        column = pd.Series(values, index=data.index, dtype=float)
+    if subset is not None:
+        data, column = data.loc[subset], column.loc[subset]
+    gone = column.isna()
+    if gone.any() and missing == "raise":
+        raise ValueError("the weights have missing values; use missing='drop' or remove them.")
+    return data[~gone], column[~gone], int(gone.sum())
+
+
+def design_for_new_data(design_info, data):
+    """Covariates of new rows built with a fitted formula's design, one row per row of ``data``.
+
+    Rows with a missing value in a variable the formula uses come back as rows of NaN
+    (patsy drops them; they are put back in place), so that predictions keep the index.
+
+    Parameters
+    ----------
+    design_info : patsy.DesignInfo
+        From :func:`design_from_formula`.
+    data : pandas.DataFrame
+
+    Returns
+    -------
+    pandas.DataFrame
+        Without the intercept column, indexed 0..m-1.
+
+    Raises
+    ------
+    ValueError
+        The data do not fit the formula (a missing column, an unseen category).
+    """
+    import patsy
+
+    frame = data.reset_index(drop=True)
+    try:
+        (design,) = patsy.build_design_matrices([design_info], frame, return_type="dataframe")
+    except patsy.PatsyError as exc:
+        raise ValueError(f"new data do not fit the model formula: {exc}") from exc
+    return design.drop(columns=["Intercept"], errors="ignore").reindex(range(len(frame)))

@@ -23,6 +23,8 @@ import numbers
 import numpy as np
 import pandas as pd
 
+from nordicstats._validation import check_int
+
 __all__ = [
     "load_balance_scale",
     "make_nonlinear",
@@ -166,7 +168,7 @@ def make_nonlinear(n, d=10, sigma=1.0, random_state=None, K=3, return_latent=Fal
     >>> X.shape, list(y.cat.categories)
     ((5, 3), [1, 2, 3])
     """
-    n, d = _check_int(n, "n", 1), _check_int(d, "d", 2)
+    n, d = check_int(n, "n", 1), check_int(d, "d", 2)
     sigma = _check_sigma(sigma)
     rng = np.random.default_rng(random_state)
     x1 = rng.uniform(-3.0, 3.0, n)
@@ -238,7 +240,7 @@ def make_donut(n, d=10, sigma=0.4, random_state=None, return_latent=False):
     >>> X.shape
     (4, 3)
     """
-    n, d = _check_int(n, "n", 1), _check_int(d, "d", 2)
+    n, d = check_int(n, "n", 1), check_int(d, "d", 2)
     sigma = _check_sigma(sigma)
     rng = np.random.default_rng(random_state)
     radius = _DONUT_RADIUS * np.sqrt(rng.uniform(size=n))
@@ -255,6 +257,10 @@ def make_donut(n, d=10, sigma=0.4, random_state=None, return_latent=False):
 
 def stratified_split(y, sizes, random_state=None):
     """Partition indices into parts of given sizes, keeping class proportions.
+
+    (Not ``train_test_split(stratify=)``: scikit-learn's stratified shuffle split
+    refuses classes with one member and parts smaller than the number of classes,
+    and cannot return an empty part; this split takes any sizes that fit.)
 
     The balance-scale protocol of Section 7: ``n`` points for training, ``n``
     for tuning and the remaining ``N - 2n`` for testing, with the class
@@ -338,14 +344,10 @@ def _package(X, codes, K):
     return pd.DataFrame(X, columns=columns), y
 
 
-def _check_int(value, name, minimum):
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < minimum:
-        raise ValueError(f"The '{name}' parameter must be an int >= {minimum}. Got {value!r}.")
-    return int(value)
 
 
 def _check_k(K):
-    return _check_int(K, "K", 2)
+    return check_int(K, "K", 2)
 
 
 def _check_sigma(sigma):

@@ -95,14 +95,16 @@ class BoundaryDiagnostic:
         return is_lattice(self.measures)
 
 
-def unconstrained_signal(X, weights):
+def unconstrained_signal(X, slopes, weights=None):
     """sd of x_i'w~_k over the rows, one per boundary.
 
     Parameters
     ----------
     X : ndarray of shape (n, d)
-    weights : ndarray of shape (d, K-1)
+    slopes : ndarray of shape (d, K-1)
         Slopes w~_k of the unconstrained fit (BSVM).
+    weights : ndarray of shape (n,), optional
+        Frequency weights: the sd of the rows repeated w_i times.
 
     Returns
     -------
@@ -117,8 +119,10 @@ def unconstrained_signal(X, weights):
     >>> unconstrained_signal(X, np.array([[0.0, 1.0]])).tolist()
     [0.0, 1.0]
     """
-    X = np.asarray(X, dtype=float)
-    return np.std(X @ np.asarray(weights, dtype=float), axis=0, ddof=1)
+    lin = np.asarray(X, dtype=float) @ np.asarray(slopes, dtype=float)
+    w = np.ones(lin.shape[0]) if weights is None else np.asarray(weights, dtype=float)
+    mean = w @ lin / w.sum()
+    return np.sqrt(w @ (lin - mean) ** 2 / (w.sum() - 1.0))
 
 
 def standardized_gap(params, params_unconstrained, se_unconstrained):
@@ -153,18 +157,20 @@ def standardized_gap(params, params_unconstrained, se_unconstrained):
     return ratio.max(axis=0)
 
 
-def margin_share(residuals, tol=THRESHOLDS["margin_tol"]):
+def margin_share(residuals, tol=THRESHOLDS["margin_tol"], weights=None):
     """Share of rows exactly on the margin, |r_ik| <= tol, per boundary.
 
     With a continuous covariate about d + 1 of n rows sit on the margin; on a lattice
-    of factor levels whole cells do.
+    of factor levels whole cells do.  ``weights`` (frequencies) count row i w_i times.
 
     Examples
     --------
     >>> margin_share(np.array([[0.0], [0.0], [1.0], [-2.0]])).tolist()
     [0.5]
     """
-    return np.mean(np.abs(np.asarray(residuals, dtype=float)) <= tol, axis=0)
+    on = np.abs(np.asarray(residuals, dtype=float)) <= tol
+    w = np.ones(on.shape[0]) if weights is None else np.asarray(weights, dtype=float)
+    return w @ on / w.sum()
 
 
 def distinct_patterns(X):
@@ -178,8 +184,11 @@ def distinct_patterns(X):
     return int(np.unique(np.asarray(X), axis=0).shape[0])
 
 
-def side_counts(signs):
+def side_counts(signs, weights=None):
     """Smaller of the two side counts (y^(k) = -1 and +1) per boundary.
+
+    ``weights`` of shape (n,) or (n, K-1) count row i w_i (or w_ik) times: frequency
+    weights, times 0 where a cost matrix leaves the row out of boundary k's loss.
 
     Examples
     --------
@@ -187,11 +196,13 @@ def side_counts(signs):
     [1, 1]
     """
     signs = np.asarray(signs)
-    return np.minimum((signs > 0).sum(axis=0), (signs < 0).sum(axis=0))
+    w = np.ones(signs.shape) if weights is None else np.asarray(weights, dtype=float)
+    w = np.broadcast_to(w.reshape(signs.shape[0], -1), signs.shape)
+    return np.minimum((w * (signs > 0)).sum(axis=0), (w * (signs < 0)).sum(axis=0))
 
 
 def check_boundaries(X, signs, params, params_unconstrained, se_unconstrained, residuals,
-                     cond, thresholds=None):
+                     cond, thresholds=None, weights=None, loss_weights=None):
     """Run every check on every boundary.
 
     Parameters
@@ -202,7 +213,7 @@ def check_boundaries(X, signs, params, params_unconstrained, se_unconstrained, r
     params : ndarray of shape (1 + d, K-1)
         The fit being reported (constrained NORDIC, or BSVM itself).
     params_unconstrained : ndarray of shape (1 + d, K-1)
-        The BSVM fit on the same data and C.
+        The BSVM fit on the same data, weights and C.
     se_unconstrained : ndarray of shape (1 + d, K-1)
         Bahadur standard errors of the BSVM fit.
     residuals : ndarray of shape (n, K-1)
@@ -211,23 +222,32 @@ def check_boundaries(X, signs, params, params_unconstrained, se_unconstrained, r
         Scaled condition numbers of the Hessian estimates of ``params``.
     thresholds : dict, optional
         Overrides of :data:`THRESHOLDS`.
+    weights : ndarray of shape (n,), optional
+        Frequency weights: n is N = sum w_i, and the signal, margin share and side
+        counts count row i w_i times.
+    loss_weights : ndarray of shape (n, K-1), optional
+        Cost increments c_ik: rows with c_ik = 0 are not in boundary k's loss and do
+        not count on its sides.
 
     Returns
     -------
     list of BoundaryDiagnostic
     """
     t = {**THRESHOLDS, **(thresholds or {})}
-    signal = unconstrained_signal(X, np.asarray(params_unconstrained)[1:])
+    X, signs = np.asarray(X, dtype=float), np.asarray(signs)
+    w = np.ones(X.shape[0]) if weights is None else np.asarray(weights, dtype=float)
+    in_loss = 1.0 if loss_weights is None else (np.asarray(loss_weights) > 0)
+    signal = unconstrained_signal(X, np.asarray(params_unconstrained)[1:], w)
     gap = standardized_gap(params, params_unconstrained, se_unconstrained)
-    share = margin_share(residuals, t["margin_tol"])
+    share = margin_share(residuals, t["margin_tol"], w)
     patterns = distinct_patterns(X)
-    side = side_counts(signs)
+    side = side_counts(signs, w[:, None] * in_loss)
     out = []
-    for k in range(np.asarray(signs).shape[1]):
+    for k in range(signs.shape[1]):
         measures = {"signal": float(signal[k]), "gap": float(gap[k]),
                     "margin_share": float(share[k]), "patterns": patterns,
-                    "side": int(side[k]), "cond": float(cond[k]), "n": int(X.shape[0]),
-                    "d": int(X.shape[1])}
+                    "side": int(round(side[k])), "cond": float(cond[k]),
+                    "n": int(round(w.sum())), "d": int(X.shape[1])}
         out.append(BoundaryDiagnostic(k, measures, _reasons(measures, t)))
     return out
 

@@ -21,6 +21,12 @@ Each row holds the design's parameters (``n``; ``d``, ``sigma``), the selected
 ``C`` and ``gamma``, the tuning score, the test ``error``, ``mae`` and (with a
 cost matrix) ``weighted_error``, the test ``confusion`` counts (rows = true,
 columns = predicted), the timings and a ``status``/``message``.
+
+Cost-sensitive training.  ``cost="train"`` fits NORDIC's methods with the scoring
+cost matrix ``costs`` (hinge weights |cost[l, k+1] - cost[l, k]|, see
+:mod:`nordicstats.weighting`), so that they are trained on the loss they are scored
+on; a matrix trains with that matrix.  Competitors have no cost option and are
+trained as before; the row's ``cost_trained`` says which was done.
 """
 
 from __future__ import annotations
@@ -36,6 +42,10 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
+from nordicstats import datasets, metrics
+from nordicstats.compare import make_classifier
+from nordicstats.datasets import load_balance_scale, stratified_split
+from nordicstats.exceptions import missing_dependency
 from nordicstats.tuning import PAPER_C_GRID, PAPER_WIDTH_QUANTILES, default_grid, tune
 
 __all__ = [
@@ -138,14 +148,10 @@ class Method:
 
     def factory(self, **params):
         """A fresh classifier with the fixed and the given parameters."""
-        from nordicstats.compare import make_classifier
-
         return make_classifier(self.name, **{**self.params, **params})
 
 
 def _balance_split(n, random_state=None):
-    from nordicstats.datasets import load_balance_scale, stratified_split
-
     data = load_balance_scale()
     X, y = data.drop(columns="balance"), data["balance"]
     train, tuning, test = stratified_split(y, [n, n], random_state=random_state)
@@ -156,8 +162,6 @@ def _balance_split(n, random_state=None):
 
 def _simulated_split(kind, d, sigma, train_size=100, tune_size=100, test_size=10000,
                      random_state=None):
-    from nordicstats import datasets
-
     generator = {"nonlinear": datasets.make_nonlinear, "donut": datasets.make_donut}[kind]
     rng = np.random.default_rng(random_state)
     parts = [generator(size, d=d, sigma=sigma, random_state=rng) if size else (None, None)
@@ -222,8 +226,11 @@ def _check_unique(names, what):
 
 
 def run_task(design, method, rep, seed, scoring="error", costs=None, cv=None,
-             C_grid=PAPER_C_GRID, width_quantiles=PAPER_WIDTH_QUANTILES):
+             C_grid=PAPER_C_GRID, width_quantiles=PAPER_WIDTH_QUANTILES, cost=None):
     """Run one ``(design, method, replication)`` and return its row (a dict).
+
+    ``cost`` (None, ``"train"`` or a matrix): the cost NORDIC's methods are trained
+    with (see the module docstring).
 
     Errors inside the task are recorded (``status="failed"`` and the message)
     rather than raised, so one failure does not stop a long study.
@@ -232,14 +239,16 @@ def run_task(design, method, rep, seed, scoring="error", costs=None, cv=None,
     row = {"design": design.name, "method": method.label, "rep": int(rep), "seed": int(seed),
            **design.params,
            "config": configuration(design, method, scoring=scoring, costs=costs, cv=cv,
-                                   C_grid=C_grid, width_quantiles=width_quantiles)}
+                                   C_grid=C_grid, width_quantiles=width_quantiles,
+                                   **({} if cost is None else {"cost": cost}))}
     start = time.perf_counter()
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         try:
             split = design.sample(data_seed)
-            row.update(_tune_and_test(split, method, scoring, costs, cv, cv_seed, C_grid,
-                                      width_quantiles))
+            row.update(_tune_and_test(split, _cost_trained(method, cost, costs), scoring, costs,
+                                      cv, cv_seed, C_grid, width_quantiles))
+            row["cost_trained"] = _cost_trained(method, cost, costs) is not method
             row.update(status="ok", message="")
         except Exception as exc:  # noqa: BLE001 - recorded in the row, see docstring
             row.update(status="failed", message=f"{type(exc).__name__}: {exc}",
@@ -249,9 +258,22 @@ def run_task(design, method, rep, seed, scoring="error", costs=None, cv=None,
     return row
 
 
-def _tune_and_test(split, method, scoring, costs, cv, cv_seed, C_grid, width_quantiles):
-    from nordicstats import metrics
+def _cost_trained(method, cost, costs):
+    """``method`` with ``cost`` among its fixed parameters (NORDIC's methods only)."""
+    from nordicstats.compare import NORDIC_METHODS
 
+    if cost is None or method.name not in NORDIC_METHODS:
+        return method
+    if isinstance(cost, str):
+        if cost != "train" or costs is None:
+            raise ValueError(f"The 'cost' parameter of the runner must be None, 'train' (train "
+                             f"with the scoring matrix 'costs', which must then be given) or a "
+                             f"cost matrix. Got {cost!r} with costs={costs!r}.")
+        cost = costs
+    return Method(method.label, method.name, {**method.params, "cost": cost}, method.grid)
+
+
+def _tune_and_test(split, method, scoring, costs, cv, cv_seed, C_grid, width_quantiles):
     grid = method.grid if method.grid is not None else default_grid(
         method.factory, split.X_train, C_grid, width_quantiles)
     holdout = split.X_tune is not None and cv is None
@@ -283,7 +305,7 @@ def _tune_and_test(split, method, scoring, costs, cv, cv_seed, C_grid, width_qua
 def run_study(designs, methods, n_reps, *, seed=0, path=None, n_jobs=1, backend=None,
               scoring="error", costs=None, cv=None, C_grid=PAPER_C_GRID,
               width_quantiles=PAPER_WIDTH_QUANTILES, exclude=(), time_limit=None,
-              progress=True):
+              progress=True, cost=None):
     """Run (or resume) a designs x methods x replications study.
 
     Parameters
@@ -318,6 +340,8 @@ def run_study(designs, methods, n_reps, *, seed=0, path=None, n_jobs=1, backend=
         are written.  Call again (same arguments) to go on from there.
     progress : bool, default=True
         Show a tqdm progress bar.
+    cost : None, "train" or cost matrix, optional
+        Train NORDIC's methods with this cost matrix; ``"train"`` uses ``costs``.
 
     Returns
     -------
@@ -331,6 +355,9 @@ def run_study(designs, methods, n_reps, *, seed=0, path=None, n_jobs=1, backend=
     exclude = _check_exclude(exclude, designs, methods)
     options = dict(seed=seed, scoring=scoring, costs=costs, cv=cv, C_grid=tuple(C_grid),
                    width_quantiles=tuple(width_quantiles))
+    if cost is not None:  # only then, so that the fingerprints of unit-cost studies stay
+        _cost_trained(Method("check", "nordic1"), cost, costs)
+        options["cost"] = cost
     done = _finished_keys(path, seed, designs, methods, options)
     tasks = [(d, m, r) for r in range(n_reps) for d in designs for m in methods
              if (d.name, m.label, r) not in done and (d.name, m.label) not in exclude]
@@ -394,8 +421,6 @@ def _execute(tasks, options, path, n_jobs, backend, progress, time_limit=None):
 
 
 def _require_dask_client():
-    from nordicstats.exceptions import missing_dependency
-
     try:
         from distributed import get_client
     except ImportError as exc:

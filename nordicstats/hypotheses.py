@@ -7,7 +7,7 @@ matrix R (with q) or as text parsed by :func:`parse_restrictions`.  The statisti
 
     W = (R beta^ - q)' (R V^ R')^{-1} (R beta^ - q)  ~  chi2(m) under H0
 
-uses the joint covariance V^ across boundaries (:mod:`nordicstats.inference`), so
+uses the joint covariance V^ across boundaries (:mod:`nordicstats.covariance`), so
 restrictions that compare boundaries, such as parallel boundaries
 H0: w_1 = ... = w_{K-1} (:func:`parallel_restrictions`, the SVM analogue of the
 Brant test of proportional odds), are tested with the right cross terms.
@@ -17,38 +17,49 @@ from __future__ import annotations
 
 import re
 import warnings
-from dataclasses import dataclass, field
 
 import numpy as np
-from scipy import stats
+from patsy import PatsyError
+from patsy.constraint import linear_constraint
+from statsmodels.stats.contrast import ContrastResults
 
 from nordicstats.exceptions import InferenceWarning
 
 __all__ = ["WaldTestResult", "wald_test", "parallel_restrictions", "parse_restrictions"]
 
 
-@dataclass(frozen=True)
-class WaldTestResult:
-    """A chi-square Wald test of R beta = q.
+class WaldTestResult(ContrastResults):
+    """A chi-square Wald test of R beta = q: statsmodels' ``ContrastResults`` (chi2).
 
-    Attributes
+    Parameters
     ----------
     statistic : float
         (R beta^ - q)' (R V R')^{-1} (R beta^ - q).
     df : int
-        Number of restrictions (rank of R).
-    pvalue : float
-        P(chi2_df >= statistic).
+        Number of restrictions (rank of R); statsmodels keeps it as ``df_denom``.
     hypothesis : tuple of str
         The restrictions in words.
     title : str
+
+    Attributes
+    ----------
+    statistic, df, pvalue : float, int, float
+        ``pvalue`` = P(chi2_df >= statistic), computed by statsmodels.
+    hypothesis : tuple of str
+    title : str
     """
 
-    statistic: float
-    df: int
-    pvalue: float
-    hypothesis: tuple = field(default_factory=tuple)
-    title: str = "Wald test"
+    def __init__(self, statistic, df, hypothesis=(), title="Wald test"):
+        super().__init__(statistic=float(statistic), df_denom=int(df), distribution="chi2",
+                         dist_args=(int(df),))
+        self.pvalue = float(self.pvalue)
+        self.hypothesis = tuple(hypothesis)
+        self.title = title
+
+    @property
+    def df(self):
+        """Degrees of freedom of the chi-square reference distribution."""
+        return self.df_denom
 
     def __str__(self):
         h0 = "\n".join(f"    {h}" for h in self.hypothesis)
@@ -103,11 +114,9 @@ def wald_test(params, cov, R, q=None, labels=None, title="Wald test"):
         warnings.warn("The covariance of the restricted combination is not available (NaN); "
                       "see the InferenceWarning raised when the covariance was computed.",
                       InferenceWarning, stacklevel=2)
-        return WaldTestResult(np.nan, R.shape[0], np.nan, hypothesis, title)
+        return WaldTestResult(np.nan, R.shape[0], hypothesis, title)
     diff = R @ params - q
-    stat = float(diff @ np.linalg.solve(middle, diff))
-    return WaldTestResult(stat, R.shape[0], float(stats.chi2.sf(stat, R.shape[0])), hypothesis,
-                          title)
+    return WaldTestResult(diff @ np.linalg.solve(middle, diff), R.shape[0], hypothesis, title)
 
 
 def _describe_rows(R, q, labels=None):
@@ -148,14 +157,16 @@ _NUMBER = r"(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?"
 
 
 def parse_restrictions(text, labels):
-    """Turn ``"x1@1|2 = x1@2|3, 2*x2@1|2 - x2@2|3 = 0.5"`` into (R, q).
+    """Turn ``"x1@1|2 = x1@2|3, 2*x2@1|2 - x2@2|3 = 0.5"`` into (R, q) with patsy.
 
     Syntax: restrictions separated by commas (or a list of strings); each is
     ``lhs = rhs`` (``= 0`` may be omitted), where each side is a sum of terms
     ``[number *] label`` or plain numbers joined by ``+``/``-``.  A label is
-    ``term@boundary`` (e.g. ``Intercept@1|2``).  Labels are matched literally
-    against the known ones, longest first, so names containing ``+``, ``-`` or ``:``
-    (patsy interactions) work.
+    ``term@boundary`` (e.g. ``Intercept@1|2``).  patsy's ``linear_constraint`` parses
+    each restriction, matching labels literally, longest first, so names containing
+    ``+``, ``-`` or ``:`` (patsy interactions) work; it accepts more than this syntax
+    (chained ``=``, products of numbers, ``label * number``), which is refused here so
+    that every restriction reads as one linear equation.
 
     Parameters
     ----------
@@ -178,74 +189,43 @@ def parse_restrictions(text, labels):
     pieces = [p.strip() for piece in pieces for p in _split_commas(piece, labels) if p.strip()]
     if not pieces:
         raise ValueError("The hypothesis string is empty; write e.g. 'x1@1|2 = x1@2|3'.")
-    index = {label: j for j, label in enumerate(labels)}
-    token = re.compile("|".join([re.escape(lb) for lb in sorted(labels, key=len, reverse=True)]
-                                + [_NUMBER, r"[-+*=]"]))
-    R, q = np.zeros((len(pieces), len(labels))), np.zeros(len(pieces))
-    for row, piece in enumerate(pieces):
-        sides = _tokenize(piece, token, labels)
-        if sides.count("=") > 1:
-            raise ValueError(f"Restriction {piece!r} has more than one '='.")
-        split = sides.index("=") if "=" in sides else len(sides)
-        for side, tokens in ((1.0, sides[:split]), (-1.0, sides[split + 1:])):
-            for coef, label in _linear_terms(tokens, piece):
-                if label is None:
-                    q[row] -= side * coef
-                else:
-                    R[row, index[label]] += side * coef
-    return R, q
+    rows = [_one_restriction(piece, list(labels)) for piece in pieces]
+    return (np.vstack([r.coefs for r in rows]).astype(float),
+            np.concatenate([r.constants.ravel() for r in rows]).astype(float) + 0.0)
+
+
+def _one_restriction(piece, labels):
+    masked = _mask_labels(piece, labels, "\0")
+    if masked.count("=") > 1:
+        raise ValueError(f"Restriction {piece!r} has more than one '='.")
+    if re.search(r"\0\s*\*", masked):
+        raise ValueError(f"Unexpected '*' after a parameter in restriction {piece!r}; write "
+                         "the number first, e.g. 2*x1@1|2.")
+    if re.search(rf"{_NUMBER}\s*\*\s*(?![\s\0])", masked):
+        raise ValueError(f"Expected a parameter after '*' in restriction {piece!r}.")
+    try:
+        return linear_constraint(piece, labels)
+    except PatsyError as exc:
+        reason = str(exc).splitlines()[0]
+        if "unrecognized token" in reason:
+            shown = ", ".join(labels[:6]) + (", ..." if len(labels) > 6 else "")
+            raise ValueError(f"Cannot parse restriction {piece!r}. Parameters are written "
+                             f"term@boundary, e.g. one of: {shown}.") from None
+        if "expression ended" in reason:
+            raise ValueError(f"Restriction {piece!r} ends with an operator.") from None
+        raise ValueError(f"Unexpected token in restriction {piece!r}: {reason}.") from None
+
+
+def _mask_labels(piece, labels, fill):
+    """``piece`` with every label (longest first) replaced by ``fill`` characters."""
+    for label in sorted(labels, key=len, reverse=True):
+        piece = piece.replace(label, fill * len(label))
+    return piece
 
 
 def _split_commas(piece, labels):
     """Split on commas that are not part of a label."""
-    masked = piece
-    for label in sorted(labels, key=len, reverse=True):
-        if "," in label:
-            masked = masked.replace(label, "\0" * len(label))
+    masked = _mask_labels(piece, [label for label in labels if "," in label], "\0")
     cuts = [i for i, ch in enumerate(masked) if ch == ","]
     bounds = [-1, *cuts, len(piece)]
     return [piece[a + 1:b] for a, b in zip(bounds[:-1], bounds[1:], strict=True)]
-
-
-def _tokenize(piece, token, labels):
-    tokens, pos = [], 0
-    while pos < len(piece):
-        if piece[pos].isspace():
-            pos += 1
-            continue
-        match = token.match(piece, pos)
-        if match is None:
-            shown = ", ".join(labels[:6]) + (", ..." if len(labels) > 6 else "")
-            raise ValueError(f"Cannot parse {piece[pos:]!r} in restriction {piece!r}. Parameters "
-                             f"are written term@boundary, e.g. one of: {shown}.")
-        tokens.append(match.group())
-        pos = match.end()
-    return tokens
-
-
-def _linear_terms(tokens, piece):
-    """Yield (coefficient, label or None) from a token list like ['-', '2', '*', 'x@1|2']."""
-    i, sign, expect_term = 0, 1.0, True
-    while i < len(tokens):
-        tok = tokens[i]
-        if tok in ("+", "-"):
-            sign = (sign if expect_term else 1.0) * (-1.0 if tok == "-" else 1.0)
-            expect_term = True
-            i += 1
-            continue
-        if tok in ("*", "=") or not expect_term:
-            raise ValueError(f"Unexpected {tok!r} in restriction {piece!r}.")
-        is_number = re.fullmatch(_NUMBER, tok) is not None
-        if is_number and tokens[i + 1:i + 2] == ["*"]:
-            if i + 2 >= len(tokens) or re.fullmatch(_NUMBER, tokens[i + 2]):
-                raise ValueError(f"Expected a parameter after '*' in restriction {piece!r}.")
-            yield sign * float(tok), tokens[i + 2]
-            i += 3
-        else:
-            yield (sign * float(tok), None) if is_number else (sign, tok)
-            i += 1
-        expect_term = False
-    if expect_term and tokens:
-        raise ValueError(f"Restriction {piece!r} ends with an operator.")
-
-

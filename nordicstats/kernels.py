@@ -105,13 +105,17 @@ class Kernel:
         return f"callable ({getattr(self.function, '__name__', 'user function')})"
 
 
-def pairwise_distance_quantiles(X, quantiles=(0.1, 0.5, 0.9)):
+def pairwise_distance_quantiles(X, quantiles=(0.1, 0.5, 0.9), weights=None):
     """Quantiles of the Euclidean distances between distinct training rows.
 
     Parameters
     ----------
     X : ndarray of shape (n, d)
     quantiles : sequence of float in (0, 1)
+    weights : ndarray of shape (n,), optional
+        Case weights as frequencies: the pair (i, j) counts w_i w_j times, so
+        integer weights give the quantiles of the data with row i repeated w_i
+        times (:func:`weighted_quantile`); rows of weight 0 do not count.
 
     Returns
     -------
@@ -126,16 +130,49 @@ def pairwise_distance_quantiles(X, quantiles=(0.1, 0.5, 0.9)):
     [2.0]
     """
     X = np.asarray(X, dtype=float)
+    if weights is not None:
+        X, weights = X[weights > 0], np.asarray(weights, dtype=float)[weights > 0]
     if X.shape[0] < 2:
         raise ValueError("the width rule needs at least two rows of X.")
     if X.shape[0] > _MAX_ROWS_FOR_QUANTILES:
-        rows = np.random.default_rng(0).choice(X.shape[0], _MAX_ROWS_FOR_QUANTILES, replace=False)
-        X = X[np.sort(rows)]
+        rows = np.sort(np.random.default_rng(0).choice(X.shape[0], _MAX_ROWS_FOR_QUANTILES,
+                                                       replace=False))
+        X = X[rows]
+        weights = None if weights is None else weights[rows]
     distances = pdist(X)
-    positive = distances[distances > 0]
-    if positive.size == 0:
+    positive = distances > 0
+    if not positive.any():
         raise ValueError("all rows of X are identical, so no kernel width can be chosen.")
-    return np.quantile(positive, np.asarray(quantiles, dtype=float))
+    quantiles = np.asarray(quantiles, dtype=float)
+    if weights is None:
+        return np.quantile(distances[positive], quantiles)
+    pair = (weights[:, None] * weights[None, :])[np.triu_indices(X.shape[0], 1)]
+    return weighted_quantile(distances[positive], pair[positive], quantiles)
+
+
+def weighted_quantile(values, counts, quantiles):
+    """numpy's default (linear) quantile of ``values`` with each repeated ``counts`` times.
+
+    With integer counts this equals ``np.quantile(np.repeat(values, counts), q)``:
+    position h = (N - 1) q in the expanded sorted sample, N = sum(counts),
+    interpolated between the elements at floor(h) and floor(h) + 1.  Real counts
+    use the same formula.
+
+    Examples
+    --------
+    >>> weighted_quantile(np.array([1.0, 2.0, 5.0]), np.array([2, 1, 3]), [0.5]).tolist()
+    [3.5]
+    """
+    order = np.argsort(values, kind="stable")
+    v, c = np.asarray(values, dtype=float)[order], np.asarray(counts, dtype=float)[order]
+    cum = np.cumsum(c)
+    h = (cum[-1] - 1.0) * np.asarray(quantiles, dtype=float)
+    lo = np.floor(h)
+
+    def at(r):  # element at 0-based position r of the expanded sample
+        return v[np.minimum(np.searchsorted(cum, r, side="right"), v.size - 1)]
+
+    return at(lo) + (h - lo) * (at(lo + 1) - at(lo))
 
 
 def width_to_gamma(width):
@@ -150,8 +187,11 @@ def width_to_gamma(width):
     return float(gamma) if gamma.ndim == 0 else gamma
 
 
-def gamma_candidates(X, quantiles=(0.1, 0.5, 0.9)):
+def gamma_candidates(X, quantiles=(0.1, 0.5, 0.9), weights=None):
     """The paper's RBF grid: gamma for the 10/50/90% pairwise-distance widths.
+
+    ``weights`` are case weights counted as frequencies (see
+    :func:`pairwise_distance_quantiles`).
 
     Returns
     -------
@@ -159,10 +199,11 @@ def gamma_candidates(X, quantiles=(0.1, 0.5, 0.9)):
         ``1 / (2 q^2)`` for each distance quantile ``q`` (so the largest gamma
         comes from the 10% quantile).
     """
-    return width_to_gamma(pairwise_distance_quantiles(X, quantiles))
+    return width_to_gamma(pairwise_distance_quantiles(X, quantiles, weights))
 
 
-def make_kernel(kernel="rbf", X=None, gamma=None, degree=3, coef0=1.0, owner="NORDIC"):
+def make_kernel(kernel="rbf", X=None, gamma=None, degree=3, coef0=1.0, owner="NORDIC",
+                weights=None):
     """Validate kernel options and fix data-dependent defaults.
 
     Parameters
@@ -177,6 +218,8 @@ def make_kernel(kernel="rbf", X=None, gamma=None, degree=3, coef0=1.0, owner="NO
     coef0 : float, default=1.0
     owner : str, default="NORDIC"
         Estimator named in error messages.
+    weights : ndarray of shape (n,), optional
+        Case weights of X, counted as frequencies by the rbf width rule.
 
     Returns
     -------
@@ -199,7 +242,7 @@ def make_kernel(kernel="rbf", X=None, gamma=None, degree=3, coef0=1.0, owner="NO
     if gamma is None:
         if X is None:
             raise ValueError("gamma=None needs the training data X to apply the width rule.")
-        gamma = (float(gamma_candidates(X, (0.5,))[0]) if kernel == "rbf"
+        gamma = (float(gamma_candidates(X, (0.5,), weights)[0]) if kernel == "rbf"
                  else 1.0 / np.asarray(X).shape[1])
     gamma = check_positive(gamma, "gamma", owner)
     if kernel == "poly":

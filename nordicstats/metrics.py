@@ -105,8 +105,10 @@ def ordinal_codes(y_true, y_pred, labels=None, need_order=True):
     return codes[0], codes[1], levels
 
 
-def error_rate(y_true, y_pred):
+def error_rate(y_true, y_pred, sample_weight=None):
     """Proportion of misclassified observations, ``mean(y_pred != y_true)``.
+
+    ``sample_weight`` makes it the weighted mean (case weights as frequencies).
 
     Examples
     --------
@@ -114,10 +116,10 @@ def error_rate(y_true, y_pred):
     0.5
     """
     t, p, _ = ordinal_codes(y_true, y_pred, need_order=False)
-    return float(np.mean(t != p))
+    return _mean(t != p, sample_weight)
 
 
-def mean_absolute_error(y_true, y_pred, labels=None):
+def mean_absolute_error(y_true, y_pred, labels=None, sample_weight=None):
     """Mean absolute difference of level codes, ``mean(|code(y_pred) - code(y_true)|)``.
 
     Distances are counted in levels (adjacent levels are 1 apart), whatever
@@ -130,11 +132,13 @@ def mean_absolute_error(y_true, y_pred, labels=None):
     1.0
     """
     t, p, _ = ordinal_codes(y_true, y_pred, labels)
-    return float(np.mean(np.abs(t - p)))
+    return _mean(np.abs(t - p), sample_weight)
 
 
-def weighted_error(y_true, y_pred, cost_matrix, labels=None):
+def weighted_error(y_true, y_pred, cost_matrix, labels=None, sample_weight=None):
     """Mean misclassification cost per observation, ``mean(cost[y_true, y_pred])``.
+
+    With ``sample_weight`` the mean is weighted: sum_i w_i cost[y_i, yhat_i] / sum_i w_i.
 
     Parameters
     ----------
@@ -160,7 +164,20 @@ def weighted_error(y_true, y_pred, cost_matrix, labels=None):
         labels = list(cost_matrix.index)
     t, p, levels = ordinal_codes(y_true, y_pred, labels)
     cost = _check_costs(cost_matrix, levels)
-    return float(np.mean(cost[t, p]))
+    return _mean(cost[t, p], sample_weight)
+
+
+def _mean(values, sample_weight):
+    """Plain or case-weighted mean (weights: nonnegative, one per observation)."""
+    if sample_weight is None:
+        return float(np.mean(values))
+    from nordicstats.weighting import check_case_weights
+
+    w = check_case_weights(sample_weight, np.size(values), owner="the metric",
+                           name="sample_weight")
+    if w.sum() == 0:
+        raise ValueError("The 'sample_weight' of the metric sums to 0; nothing to score.")
+    return float(np.average(values, weights=w))
 
 
 def confusion_matrix(y_true, y_pred, labels=None, normalize=None, view="standard"):

@@ -10,27 +10,21 @@ from __future__ import annotations
 import dataclasses
 
 import numpy as np
-import pandas as pd
 
 from nordicstats._validation import check_choice, check_positive
-from nordicstats.data import (
-    binary_signs,
-    boundary_names,
-    check_consistent_length,
-    check_exog,
-    design_from_formula,
-    encode_ordinal,
-)
+from nordicstats.data import binary_signs
 from nordicstats.kernels import check_gram, make_kernel
+from nordicstats.ordinal import OrdinalModel
+from nordicstats.results import NORDICResults
 from nordicstats.solvers import METHODS, NONCROSSING, NordicProblem, choose_solver, solve
+from nordicstats.weighting import check_case_weights, check_cost, hinge_weights
 
 __all__ = ["NORDIC"]
 
-METHOD_NAMES = {"bsvm": "BSVM", "nordic0": "NORDIC-0", "nordic1": "NORDIC-1", "nordic2": "NORDIC-2"}
 PENALTIES = ("l2", "l1")
 
 
-class NORDIC:
+class NORDIC(OrdinalModel):
     """Noncrossing ordinal classification (Qiao): K-1 jointly trained SVM boundaries.
 
     Boundary k separates levels ``1..k`` from ``k+1..K``; its discriminant is
@@ -39,9 +33,11 @@ class NORDIC:
 
     and the fit minimises (eq. primal_problem, C = 1/lambda)
 
-        sum_k 1/2 omega_k' K omega_k + C sum_{k,i} (1 - y_i^(k) f_k(x_i))_+
+        sum_k 1/2 omega_k' K omega_k + C sum_{k,i} c_{i,k} (1 - y_i^(k) f_k(x_i))_+
 
-    subject to the method's noncrossing constraints:
+    with hinge weights c_{i,k} = w_i |cost[y_i, k+1] - cost[y_i, k]| (all ones without
+    ``weights`` and ``cost``; see :mod:`nordicstats.weighting`), subject to the method's
+    noncrossing constraints:
 
     * ``"bsvm"``: none (Frank & Hall's K-1 separate SVMs, the paper's BSVM);
     * ``"nordic0"``: b_k >= b_{k+1}, omega_{k,i} >= omega_{k+1,i} (eqs. constraint_b,
@@ -80,6 +76,18 @@ class NORDIC:
         ``"auto"`` picks by method and size; see :mod:`nordicstats.solvers`.
     solver_options : dict, optional
         Passed to the solver (e.g. ``{"time_limit": 60}`` for SCIP).
+    weights : array-like of shape (n,), optional
+        Nonnegative case weights; row i's hinge terms are multiplied by w_i.  Integer
+        weights give the fit on the data with each row repeated w_i times (the rbf
+        width rule counts them as frequencies too); rows of weight 0 are left out
+        (counted in the summary).
+        In :meth:`from_formula`, the name of a column of ``data``.
+    cost : array-like of shape (K, K) or pandas.DataFrame, optional
+        cost[l, j] = cost of predicting level j for a case of level l: zero diagonal,
+        nondecreasing away from it along every row; a DataFrame is labelled by the
+        levels.  Boundary k of a level-l case gets the increment
+        |cost[l, k+1] - cost[l, k]|, so the fit minimises a convex surrogate of the
+        expected cost.  |l - j| reproduces the unweighted fit.
 
     Examples
     --------
@@ -94,13 +102,15 @@ class NORDIC:
 
     def __init__(self, endog, exog, method="nordic1", kernel="rbf", C=1.0, gamma=None, degree=3,
                  coef0=1.0, order=None, noncrossing=None, penalty=None, solver="auto",
-                 solver_options=None):
+                 solver_options=None, weights=None, cost=None):
+        self._init_kwds = {k: v for k, v in locals().items()
+                           if k not in ("self", "endog", "exog", "weights")}
         self.method = check_choice(method, "method", METHODS)
         self.C = check_positive(C, "C")
-        self.response = encode_ordinal(endog, order=order)
-        self.exog, self.exog_names = check_exog(exog)
-        check_consistent_length(self.response.codes.size, self.exog.shape[0])
-        self.kernel = make_kernel(kernel, self.exog, gamma=gamma, degree=degree, coef0=coef0)
+        self._set_data(endog, exog, order)
+        self._set_weighting(weights, cost)
+        self.kernel = make_kernel(kernel, self.exog, gamma=gamma, degree=degree, coef0=coef0,
+                                  weights=self.weights)
         default_form = "joint" if self.kernel.is_linear else "separate"
         self.noncrossing = check_choice(noncrossing or default_form, "noncrossing", NONCROSSING)
         self.penalty = check_choice(penalty or ("l1" if self.method == "nordic2" else "l2"),
@@ -118,65 +128,31 @@ class NORDIC:
             )
         self.solver = solver
         self.solver_options = dict(solver_options or {})
-        self.design_info = None
-        self.formula = None
-        self.n_dropped = 0
         self._gram = None
 
-    # --- construction ------------------------------------------------------------------------
-    @classmethod
-    def from_formula(cls, formula, data, subset=None, missing="drop", **kwargs):
-        """Create a model from a formula ``"response ~ terms"`` and a DataFrame.
+    def _get_init_kwds(self):
+        """Constructor options without the data, to build the same model on other rows
+        (statsmodels' name; the bootstrap refits with them)."""
+        return dict(self._init_kwds)
 
-        The response must be a column name (ideally an ordered categorical);
-        the right-hand side is expanded by patsy (dummies for categorical
-        terms, interactions, transforms).  The intercept column is dropped
-        because every boundary has its own b_k.
+    def _set_weighting(self, weights, cost):
+        """Check ``weights`` and ``cost``, drop rows of weight 0, form the hinge weights c_{i,k}.
 
-        Parameters
-        ----------
-        formula : str
-        data : pandas.DataFrame
-        subset : array-like of bool or index, optional
-            Rows to use.
-        missing : {"drop", "raise"}, default="drop"
-            Rows with a missing response or covariate are dropped (and counted
-            in the summary) or raise.
-        **kwargs
-            Passed to :class:`NORDIC`.
-
-        Returns
-        -------
-        NORDIC
+        A row of weight 0 is a row repeated 0 times: it is left out entirely (its loss
+        and, for NORDIC-1/2, the noncrossing constraints at its x), and counted in
+        ``n_zero_weight``.
         """
-        endog, exog, design_info, n_dropped = design_from_formula(formula, data, subset,
-                                                                  missing)
-        model = cls(endog, exog, **kwargs)
-        model.design_info = design_info
-        model.formula = formula
-        model.n_dropped = n_dropped
-        return model
-
-    # --- names -------------------------------------------------------------------------------
-    @property
-    def levels(self):
-        """The K ordered levels of the response."""
-        return self.response.levels
-
-    @property
-    def boundary_names(self):
-        """``["a|b", ...]``: the K-1 boundaries between adjacent levels."""
-        return boundary_names(self.levels)
-
-    @property
-    def endog_names(self):
-        """Name of the response."""
-        return self.response.name
-
-    @property
-    def nobs(self):
-        """Number of observations used."""
-        return self.exog.shape[0]
+        levels = self.response.levels
+        self.weights = None if weights is None else check_case_weights(
+            weights, self.response.codes.size, self.response.codes, levels)
+        self.n_zero_weight = 0
+        if self.weights is not None and np.any(self.weights == 0):
+            keep = self.weights > 0
+            self.n_zero_weight = int((~keep).sum())
+            self.response = dataclasses.replace(self.response, codes=self.response.codes[keep])
+            self.exog, self.weights = self.exog[keep], self.weights[keep]
+        self.cost = None if cost is None else check_cost(cost, levels)
+        self.hinge_weights = hinge_weights(self.response.codes, levels, self.weights, self.cost)
 
     # --- fitting -----------------------------------------------------------------------------
     @property
@@ -208,7 +184,7 @@ class NORDIC:
             signs=binary_signs(self.response.codes, self.response.n_levels),
             C=self.C if C is None else C, method=method, noncrossing=self.noncrossing,
             penalty=self.penalty if method == "nordic2" else "l2",
-            X=self.exog if self.kernel.is_linear else None,
+            X=self.exog if self.kernel.is_linear else None, hinge_weights=self.hinge_weights,
         )
         solver = choose_solver(problem) if self.solver == "auto" else self.solver
         if problem.gram is None and solver != "primal":
@@ -221,7 +197,7 @@ class NORDIC:
         Parameters
         ----------
         cov_type : str, optional
-            Covariance of the linear coefficients (see :mod:`nordicstats.inference`).
+            Covariance of the linear coefficients (see :mod:`nordicstats.covariance`).
         cov_kwds : dict, optional
             Options of the covariance estimator.
         fitted_at : datetime, optional
@@ -234,37 +210,7 @@ class NORDIC:
         -------
         NORDICResults
         """
-        from nordicstats.results import NORDICResults
-
         options = {**self.solver_options, **solver_options}
         solver_result = solve(self.build_problem(), solver=self.solver, **options)
         return NORDICResults(self, solver_result, cov_type=cov_type, cov_kwds=cov_kwds,
                              fitted_at=fitted_at)
-
-    # --- new data ----------------------------------------------------------------------------
-    def exog_for(self, X):
-        """Covariates of new data in the training layout (formula models apply the design).
-
-        Raises
-        ------
-        ValueError
-            Wrong number of columns, missing columns, NaN.
-        """
-        if self.design_info is not None and isinstance(X, pd.DataFrame):
-            import patsy
-
-            try:
-                (design,) = patsy.build_design_matrices([self.design_info], X,
-                                                        return_type="dataframe")
-            except patsy.PatsyError as exc:
-                raise ValueError(f"new data do not fit the model formula: {exc}") from exc
-            X = design.drop(columns=["Intercept"], errors="ignore")
-        elif isinstance(X, pd.DataFrame) and set(self.exog_names) <= set(map(str, X.columns)):
-            X = X.rename(columns=str)[self.exog_names]
-        values, _ = check_exog(X, name="X")
-        if values.shape[1] != self.exog.shape[1]:
-            raise ValueError(
-                f"X has {values.shape[1]} columns but the model was fitted with "
-                f"{self.exog.shape[1]} ({self.exog_names})."
-            )
-        return values

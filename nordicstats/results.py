@@ -2,21 +2,28 @@
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as _dt
-from functools import cached_property
+import importlib.util
+import warnings
+from functools import cached_property, partial
 
 import numpy as np
 import pandas as pd
+from scipy import stats
 
+from nordicstats._summary import build_summary, sources_text
+from nordicstats.costs import cost_to_boundary_weights
+from nordicstats.covariance import FitArrays, check_cov_kwds, estimate_covariance
+from nordicstats.exceptions import InferenceWarning
+from nordicstats.hypotheses import parallel_restrictions, parse_restrictions, wald_test
+from nordicstats.ordinal import OrdinalResults
 from nordicstats.solvers import solve
-from nordicstats.solvers.problem import count_crossings, predict_codes
+from nordicstats.solvers.problem import count_crossings
 
 __all__ = ["NORDICResults"]
 
-_PREDICT_WHICH = ("class", "decision")
-
-
-class NORDICResults:
+class NORDICResults(OrdinalResults):
     """Results of :meth:`NORDIC.fit`.
 
     Attributes
@@ -28,11 +35,10 @@ class NORDICResults:
     fitted_at : datetime.datetime
         When the fit finished (shown in the summary; settable for reproducible text).
     cov_type : str or None
-        Covariance type of the linear coefficients (see :mod:`nordicstats.inference`):
+        Covariance type of the linear coefficients (see :mod:`nordicstats.covariance`):
         "auto" (default for linear fits, computed on first use: the Bahadur sandwich
         where its validity diagnostics pass, the bootstrap per boundary where they
-        fail), "bahadur", "bootstrap", or
-        None (kernel fits, or ``cov_type="none"``).
+        fail), "bahadur", "bootstrap", or None (kernel fits, or ``cov_type="none"``).
 
     Notes
     -----
@@ -49,21 +55,6 @@ class NORDICResults:
         self._init_covariance(cov_type, cov_kwds)
 
     # --- coefficients ------------------------------------------------------------------------
-    @property
-    def boundary_names(self):
-        """``["a|b", ...]`` names of the K-1 boundaries."""
-        return self.model.boundary_names
-
-    @property
-    def levels(self):
-        """The ordered levels of the response."""
-        return self.model.levels
-
-    @property
-    def nobs(self):
-        """Number of observations used in the fit."""
-        return self.model.nobs
-
     @property
     def objective(self):
         """Primal objective at the solution (penalty + C * hinge slacks)."""
@@ -123,58 +114,21 @@ class NORDICResults:
         return self._decision(self.model.exog)
 
     def _decision(self, X):
+        """f_k(x) = K(x, X_train) omega_k + b_k, or x'w_k + b_k for the linear kernel."""
         b = self.solver_result.intercept
         if self.model.kernel.is_linear:
             return X @ self._linear_weights() + b
         return self.model.kernel(X, self.model.exog) @ self.solver_result.dual_coef + b
 
-    def decision_function(self, X=None):
-        """Decision values f_k(x), shape (n, K-1); positive means above boundary k.
-
-        Parameters
-        ----------
-        X : array-like or DataFrame, optional
-            New covariates (raw data for formula models); default the training data.
-        """
-        if X is None:
-            return self.fittedvalues.copy()
-        return self._decision(self.model.exog_for(X))
-
-    def predict(self, X=None, which="class"):
-        """Predicted levels, or decision values.
-
-        Parameters
-        ----------
-        X : array-like or DataFrame, optional
-            New covariates; default the training data.
-        which : {"class", "decision"}, default="class"
-            ``"class"``: the user's labels (a categorical Series indexed like a
-            DataFrame ``X``, else a ``pandas.Categorical``); ``"decision"``: a
-            DataFrame of f_k(x) with one column per boundary.
-
-        Returns
-        -------
-        pandas.Categorical, pandas.Series or pandas.DataFrame
-        """
-        if which not in _PREDICT_WHICH:
-            raise ValueError(f"The 'which' parameter of predict must be one of "
-                             f"{list(_PREDICT_WHICH)}. Got {which!r} instead.")
-        F = self.decision_function(X)
-        index = X.index if isinstance(X, pd.DataFrame) else None
-        if which == "decision":
-            return pd.DataFrame(F, columns=self.boundary_names, index=index)
-        labels = self.model.response.labels(predict_codes(F))
-        if index is not None:
-            return pd.Series(labels, index=index, name=self.model.endog_names)
-        return labels
-
     def crossing_rate(self, X=None):
         """Share of rows whose sign sequence f_1, ..., f_{K-1} is not non-increasing.
 
         A crossing row has an empty intersection of prediction sets (paper,
-        Section 3): 0 for NORDIC on its training data.
+        Section 3): 0 for NORDIC on its training data.  Rows with a missing covariate
+        are left out.
         """
-        return float(np.mean(count_crossings(self.decision_function(X))))
+        F = self.decision_function(X)
+        return float(np.mean(count_crossings(F[~np.isnan(F).any(axis=1)])))
 
     # --- price of noncrossing ----------------------------------------------------------------
     @cached_property
@@ -190,17 +144,9 @@ class NORDICResults:
             with the l1 penalty, whose unconstrained counterpart is another
             problem class.
         """
-        if self.model.method == "bsvm":
-            problem, bsvm = self.model.build_problem(), self.solver_result
-        elif self.model.method == "nordic2" and self.model.penalty == "l1":
+        if self.model.method == "nordic2" and self.model.penalty == "l1":
             return {}
-        else:
-            problem = self.model.build_problem(method="bsvm")
-            # the model's own solver when it handles BSVM: build_problem left out the Gram
-            # matrix for solver="primal", which "auto" may not pick
-            solver = self.model.solver if self.model.solver in ("quadprog", "decomposition",
-                                                                "primal") else "auto"
-            bsvm = solve(problem, solver=solver)
+        problem, bsvm = self._unconstrained_fit
         F = problem.decision_values(bsvm.dual_coef, bsvm.intercept, bsvm.coef)
         return {
             "bsvm_objective": bsvm.objective,
@@ -208,15 +154,29 @@ class NORDICResults:
             "bsvm_crossing_rate": float(np.mean(count_crossings(F))),
         }
 
+    @cached_property
+    def _unconstrained_fit(self):
+        """(problem, SolverResult) of BSVM on the same data, weights, costs and C.
+
+        Shared by the price of noncrossing and the validity diagnostics of the
+        covariance (for NORDIC-2 with the l1 penalty: the l2 BSVM).
+        """
+        if self.model.method == "bsvm":
+            return self.model.build_problem(), self.solver_result
+        problem = self.model.build_problem(method="bsvm")
+        # the model's own solver when it handles BSVM: build_problem left out the Gram
+        # matrix for solver="primal", which "auto" may not pick at small n
+        solver = self.model.solver if self.model.solver in ("quadprog", "decomposition",
+                                                            "primal") else "auto"
+        return problem, solve(problem, solver=solver)
+
     # --- inference (issue 4) -----------------------------------------------------------------
-    # Covariance of the linear coefficients (nordicstats.inference). Parameters are stacked
+    # Covariance of the linear coefficients (nordicstats.covariance). Parameters are stacked
     # boundary-major; pandas views are indexed by boundary name and term.
     # The default (cov_type=None on a linear fit) is "auto", computed on first use so that
     # fits used only for prediction (tuning, the sklearn wrapper) pay nothing and see no
     # InferenceWarning; an explicit cov_type is computed (and validated) at fit time.
     def _init_covariance(self, cov_type, cov_kwds):
-        from nordicstats.inference import check_cov_kwds, compute_covariance
-
         if cov_type is None and not cov_kwds and self.model.kernel.is_linear:
             self.cov_type, self.cov_kwds = "auto", check_cov_kwds("auto", None)
             return
@@ -225,36 +185,36 @@ class NORDICResults:
         self.cov_kwds = {} if self._cov_value is None else dict(self._cov_value.cov_kwds)
 
     @property
-    def _cov(self):
-        if "_cov_value" not in self.__dict__:
-            from nordicstats.inference import compute_covariance
+    def covariance(self):
+        """The :class:`~nordicstats.covariance.CovarianceResult` (None without inference).
 
+        The default covariance ("auto") is computed here on first use.
+        """
+        if "_cov_value" not in self.__dict__:
             self._cov_value = compute_covariance(self, self.cov_type, None, stacklevel=5)
         return self._cov_value
 
     def _require_cov(self):
-        if self._cov is None:
+        if self.covariance is None:
             fix = ("refit with cov_type='bahadur' or use get_robustcov_results()"
                    if self.model.kernel.is_linear else "they exist for kernel='linear' fits only")
             raise AttributeError(f"This fit has no covariance (cov_type=None); {fix}.")
-        return self._cov
+        return self.covariance
 
     def cov_params(self):
         """Joint covariance of all coefficients, indexed by (boundary, term) on both axes.
 
         Cov(beta^_k, beta^_l) = H_k^{-1} G_kl H_l^{-1} / n for ``cov_type="bahadur"``
-        (Koo et al. 2008 with the paper's Theorem 1), or the bootstrap covariance.
+        (Koo et al. 2008 with the paper's Theorem 1), the bootstrap covariance, or
+        (``"auto"``) the sandwich for the boundaries passing the validity diagnostics
+        and the bootstrap for the others (see :attr:`cov_sources`).
         """
-        from nordicstats.inference import param_index
-
         index = param_index(self)
         return pd.DataFrame(self._require_cov().cov, index=index, columns=index)
 
     @property
     def bse(self):
         """Standard errors, shaped like ``params`` (NaN where not available, with a warning)."""
-        from nordicstats.inference import as_table
-
         return as_table(self, np.sqrt(np.diag(self._require_cov().cov)))
 
     @property
@@ -265,26 +225,9 @@ class NORDICResults:
     @property
     def pvalues(self):
         """Two-sided normal p-values of H0: coefficient = 0."""
-        from scipy import stats
-
         z = self.tvalues
         return pd.DataFrame(2.0 * stats.norm.sf(np.abs(z.to_numpy())), index=z.index,
                             columns=z.columns)
-
-    @property
-    def cov_sources(self):
-        """Per boundary: the estimator behind its standard errors and why.
-
-        A DataFrame indexed by boundary with columns ``estimator`` ("bahadur",
-        "bootstrap", or "none" for withheld standard errors) and ``reason`` (the
-        validity diagnostics that failed, see :mod:`nordicstats.diagnostics`; empty
-        when the Bahadur sandwich applies).
-        """
-        cov = self._require_cov()
-        sources = cov.sources or ()
-        return pd.DataFrame({"estimator": [c.estimator for c in sources],
-                             "reason": [c.reason for c in sources]},
-                            index=pd.Index(self.boundary_names[:len(sources)], name="boundary"))
 
     @property
     def bandwidth(self):
@@ -293,17 +236,26 @@ class NORDICResults:
         return None if cov.bandwidths is None else pd.Series(
             cov.bandwidths, index=self.boundary_names, name="bandwidth")
 
+    @property
+    def cov_sources(self):
+        """Per boundary: the estimator behind its standard errors and why.
+
+        A DataFrame indexed by boundary with columns ``estimator`` ("bahadur",
+        "bootstrap", or "none" for withheld standard errors) and ``reason`` (the
+        validity diagnostics that failed, see :mod:`nordicstats.diagnostics`; empty
+        when the estimator's conditions hold).
+        """
+        sources = self._require_cov().sources
+        return pd.DataFrame({"estimator": [c.estimator for c in sources],
+                             "reason": [c.reason for c in sources]},
+                            index=pd.Index(list(self.boundary_names), name="boundary"))
+
     def conf_int(self, alpha=0.05):
         """Wald intervals beta^ -+ z_{1-alpha/2} se, rows (boundary, term), columns lower/upper.
 
         ``.attrs["cov_sources"]`` is :attr:`cov_sources` as a dict
-        ``{boundary: {"estimator": ..., "reason": ...}}``: the estimator behind each
-        boundary's standard errors and why.
+        ``{boundary: {"estimator": ..., "reason": ...}}``.
         """
-        from scipy import stats
-
-        from nordicstats.inference import param_index
-
         if not 0 < alpha < 1:
             raise ValueError(f"The 'alpha' parameter must be in (0, 1). Got {alpha!r} instead.")
         est, se = self.params.to_numpy().T.ravel(), self.bse.to_numpy().T.ravel()
@@ -314,10 +266,20 @@ class NORDICResults:
         return ci
 
     def summary_frame(self, alpha=0.05):
-        """The summary's coefficient blocks as one DataFrame indexed by (boundary, term)."""
-        from nordicstats.inference import summary_frame
+        """The summary's coefficient blocks as one DataFrame indexed by (boundary, term).
 
-        return summary_frame(self, alpha)
+        Columns coef, std err, z, P>|z|, the interval and ``se source`` (the estimator
+        of the boundary's standard errors, see :attr:`cov_sources`); a fit without a covariance
+        (kernel fits, ``cov_type="none"``) has the estimates only (``coef``: b_k, and
+        w_k for the linear kernel).
+        """
+        if self.covariance is None:
+            table = (self.params if self.model.kernel.is_linear
+                     else self.intercept.to_frame().T.rename(index={"intercept": "Intercept"}))
+            index = pd.MultiIndex.from_product([list(self.boundary_names), list(table.index)],
+                                               names=["boundary", "term"])
+            return pd.DataFrame({"coef": table.to_numpy().T.ravel()}, index=index)
+        return _summary_frame(self, alpha)
 
     def wald_test(self, r_matrix, q=None):
         """Chi-square Wald test of linear restrictions R beta = q across boundaries.
@@ -336,9 +298,6 @@ class NORDICResults:
         -------
         WaldTestResult
         """
-        from nordicstats.hypotheses import parse_restrictions, wald_test
-        from nordicstats.inference import param_index, param_labels
-
         cov = self._require_cov().cov
         if isinstance(r_matrix, str) or (isinstance(r_matrix, (list, tuple)) and r_matrix
                                          and isinstance(r_matrix[0], str)):
@@ -355,24 +314,19 @@ class NORDICResults:
         The SVM analogue of the Brant test of proportional odds; uses the joint
         covariance across boundaries.  Needs K >= 3.
         """
-        from nordicstats.hypotheses import parallel_restrictions, wald_test
-        from nordicstats.inference import param_labels
-
         R = parallel_restrictions(len(self.boundary_names), self.params.shape[0])
-        from nordicstats.inference import sources_text
-
-        cov = self._require_cov()
-        return wald_test(self.params.to_numpy().T.ravel(), cov.cov, R,
+        return wald_test(self.params.to_numpy().T.ravel(), self._require_cov().cov, R,
                          labels=param_labels(self),
                          title="Wald test of parallel boundaries (w_1 = ... = w_K-1); "
-                               f"covariance: {sources_text(self.boundary_names, cov)}")
+                               f"covariance: {sources_text(self)}")
 
     def get_robustcov_results(self, cov_type="bahadur", cov_kwds=None):
         """A new results object with another covariance; the point estimate is not refitted."""
         new = type(self)(self.model, self.solver_result, cov_type=cov_type, cov_kwds=cov_kwds,
                          fitted_at=self.fitted_at)
-        if "price_of_noncrossing" in self.__dict__:  # cached BSVM comparison: no need to redo
-            new.__dict__.setdefault("price_of_noncrossing", self.__dict__["price_of_noncrossing"])
+        for cached in ("_unconstrained_fit", "price_of_noncrossing"):  # BSVM: no need to redo
+            if cached in self.__dict__:
+                new.__dict__.setdefault(cached, self.__dict__[cached])
         return new
 
     # --- summary -----------------------------------------------------------------------------
@@ -382,11 +336,188 @@ class NORDICResults:
         Text with ``print(res.summary())``, HTML with ``.as_html()``, LaTeX with
         ``.as_latex()``.
         """
-        from nordicstats._summary import build_summary
-
         return build_summary(self, alpha=alpha)
 
     def __repr__(self):
         return (f"<NORDICResults: {self.model.method}, {self.model.kernel.describe()}, "
                 f"C={self.model.C:g}, K={len(self.levels)}, n={self.nobs}, "
                 f"objective={self.objective:.6g}>")
+
+
+# --- covariance of a fitted model: glue between the fit and nordicstats.covariance ---------
+def _nonlinear_error(model, cov_type):
+    return ValueError(
+        f"cov_type={cov_type!r} needs kernel='linear'. Wald inference (bse, z-tests, conf_int) "
+        "is for the coefficients b_k, w_k of linear NORDIC (the paper's Theorem 1, Section 5.2); "
+        f"this fit uses the {model.kernel.describe()} kernel, whose boundaries have no finite "
+        "coefficient vector, so cov_type='bootstrap' has no coefficients to resample either. "
+        "Refit with kernel='linear', or fit with cov_type=None."
+    )
+
+
+def compute_covariance(results, cov_type=None, cov_kwds=None, stacklevel=5):
+    """Covariance of the coefficients of a fitted linear NORDIC, with its guards.
+
+    Builds the arrays (:class:`~nordicstats.covariance.FitArrays`, with a refit function
+    for the bootstrap), calls :func:`~nordicstats.covariance.estimate_covariance`, adds the
+    note on binding noncrossing constraints and raises the notes as warnings.
+
+    Parameters
+    ----------
+    results : NORDICResults
+    cov_type : {None, "auto", "bahadur", "bootstrap", "none"}
+        ``None`` means ``"auto"`` for linear fits and no covariance for kernel fits;
+        ``"none"`` skips the covariance (bootstrap refits use it).
+    cov_kwds : dict, optional
+        See :func:`~nordicstats.covariance.check_cov_kwds`.
+
+    Returns
+    -------
+    CovarianceResult or None
+
+    Raises
+    ------
+    ValueError
+        A covariance requested for a non-linear kernel, or invalid options.
+
+    Warns
+    -----
+    InferenceWarning
+        Every boundary failing the validity diagnostics (bootstrap standard errors
+        under ``"auto"``, NaN otherwise), with the reason; under ``"bahadur"``,
+        noncrossing constraints active at the solution.
+    """
+    model = results.model
+    if cov_type is None:
+        if not model.kernel.is_linear:
+            if cov_kwds:
+                raise _nonlinear_error(model, "auto")
+            return None
+        cov_type = "auto"
+    if cov_type == "none":
+        return None
+    check_cov_kwds(cov_type, cov_kwds)
+    if not model.kernel.is_linear:
+        raise _nonlinear_error(model, cov_type)
+    codes = model.response.codes
+    weights, cost = getattr(model, "weights", None), getattr(model, "cost", None)
+    scale = None  # non-integer weights: n rows drawn with p ~ w, loss scaled by sum(w)/n
+    if weights is not None and not np.all(weights == np.round(weights)):
+        scale = weights.sum() / weights.size
+    init_kwds = {**model._get_init_kwds(), "order": None, "solver": _refit_solver(model)}
+    if cost is not None:
+        init_kwds["cost"] = cost  # checked and ordered like the codes
+    fit = FitArrays(X=model.exog, codes=codes, params=results.params.to_numpy(),
+                    boundary_names=tuple(results.boundary_names),
+                    refit=partial(_refit_params, type(model), init_kwds, model.exog, codes,
+                                  scale=scale),
+                    weights=weights,
+                    loss_weights=None if cost is None else cost_to_boundary_weights(cost)[codes],
+                    **(_unconstrained_arrays(results) if cov_type != "bootstrap" else {}))
+    cov = estimate_covariance(fit, cov_type, cov_kwds)
+    notes = list(cov.notes) + ([_active_note(results)] if cov_type == "bahadur" else [])
+    notes = tuple(note for note in notes if note)
+    for note in notes:
+        warnings.warn(note, InferenceWarning, stacklevel=stacklevel)
+    return dataclasses.replace(cov, notes=notes)
+
+
+def _refit_solver(model):
+    """Solver of the bootstrap refits: the sparse primal (PIQP) for linear BSVM/NORDIC-1
+    left on solver="auto", whatever the size.  A resample has ~0.63 n distinct rows, which
+    can fall below the primal's "auto" threshold; the decomposition solver then takes
+    minutes per refit at n = 1,500, K = 4 where the primal takes ~0.05 s (same optimum)."""
+    if (model.solver == "auto" and model.method in ("bsvm", "nordic1")
+            and importlib.util.find_spec("piqp") is not None):
+        return "primal"
+    return model.solver
+
+
+def _unconstrained_arrays(results):
+    """FitArrays fields for the validity diagnostics: the BSVM coefficients (same data,
+    weights, costs and C; none when the fit is BSVM), and no gap check for l1 NORDIC-2,
+    whose unconstrained counterpart is another problem class."""
+    model = results.model
+    if model.method == "bsvm":
+        return {}
+    problem, bsvm = results._unconstrained_fit
+    w = bsvm.coef if bsvm.coef is not None else model.exog.T @ bsvm.dual_coef
+    out = {"params_unconstrained": np.vstack([bsvm.intercept[None, :], w])}
+    if model.method == "nordic2" and model.penalty == "l1":
+        out["thresholds"] = {"max_gap": np.inf}
+    return out
+
+
+def _refit_params(model_class, init_kwds, X, codes, idx, scale=None):
+    """Refit the model on the rows idx (codes as the response) and return its coefficients.
+
+    Repeated rows are fitted once with their count as case weight (the same fit);
+    ``scale`` multiplies those counts (the bootstrap of non-integer case weights).
+    """
+    rows, counts = np.unique(idx, return_counts=True)
+    weights = counts if scale is None else counts * scale
+    res = model_class(codes[rows], X[rows], weights=weights, **init_kwds).fit(cov_type="none")
+    return res.params.to_numpy()
+
+
+def _active_note(results, tol=1e-8):
+    """InferenceWarning text when noncrossing constraints bind at the solution, else None."""
+    model, sr = results.model, results.solver_result
+    if model.method == "bsvm" or model.response.n_levels < 3:
+        return None
+    count = sr.info.get("active_noncrossing")
+    if count is None and "phi" in sr.multipliers:
+        scale = tol * max(1.0, model.C)
+        count = int(np.sum(np.asarray(sr.multipliers["phi"]) > scale)
+                    + np.sum(np.asarray(sr.multipliers.get("gamma", [])) > scale))
+    if count is None:
+        price = results.price_of_noncrossing
+        if not price:
+            return ("whether the noncrossing constraints bind could not be checked for this "
+                    "solver; if they do, Theorem 1 (same limit law as the unconstrained SVM) is "
+                    "only asymptotic and the intervals may be distorted.")
+        count = int(price["bsvm_crossing_rate"] > 0
+                    or price["objective_increase"] > 1e-6 * max(1.0, abs(price["bsvm_objective"])))
+    if not count:
+        return None
+    return (f"{count} noncrossing constraint(s) are active at the solution. Theorem 1 (the "
+            "constrained fit has the unconstrained SVM's limit law) is asymptotic, so at this "
+            "sample size the Bahadur intervals may be distorted, and test_parallel() tends to "
+            "be conservative (binding constraints pull the boundaries together); compare with "
+            "cov_type='bootstrap'.")
+
+
+# --- pandas views and summary pieces ---------------------------------------------------------
+def param_index(results):
+    """MultiIndex (boundary, term) of the boundary-major parameter vector."""
+    return pd.MultiIndex.from_product([list(results.boundary_names), list(results.params.index)],
+                                      names=["boundary", "term"])
+
+
+def param_labels(results):
+    """``term@boundary`` labels used by the restriction parser."""
+    return [f"{term}@{boundary}" for boundary, term in param_index(results)]
+
+
+def as_table(results, vector):
+    """Boundary-major vector -> DataFrame shaped like ``results.params``."""
+    params = results.params
+    return pd.DataFrame(np.asarray(vector).reshape(params.shape[1], params.shape[0]).T,
+                        index=params.index, columns=params.columns)
+
+
+def _summary_frame(results, alpha=0.05):
+    """One row per (boundary, term): coef, std err, z, P>|z| and the interval."""
+    lo, hi = f"[{alpha / 2:g}", f"{1 - alpha / 2:g}]"
+    ci = results.conf_int(alpha)
+    frame = pd.DataFrame({
+        "coef": results.params.to_numpy().T.ravel(),
+        "std err": results.bse.to_numpy().T.ravel(),
+        "z": results.tvalues.to_numpy().T.ravel(),
+        "P>|z|": results.pvalues.to_numpy().T.ravel(),
+    }, index=param_index(results))
+    frame[lo], frame[hi] = ci["lower"].to_numpy(), ci["upper"].to_numpy()
+    frame["se source"] = np.repeat(results.cov_sources["estimator"].to_numpy(),
+                                   results.params.shape[0])
+    return frame
+

@@ -12,7 +12,7 @@ import numpy as np
 import pandas as pd
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.multiclass import check_classification_targets
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.validation import _check_sample_weight, check_is_fitted, validate_data
 
 from nordicstats.model import NORDIC
 from nordicstats.solvers.problem import predict_codes
@@ -38,6 +38,9 @@ class NORDICClassifier(ClassifierMixin, BaseEstimator):
     penalty : {"l1", "l2"}, optional
     solver : str, default="auto"
     solver_options : dict, optional
+    cost : array-like of shape (K, K) or pandas.DataFrame, optional
+        Train with this cost matrix (cost[true, predicted]; see :class:`~nordicstats.NORDIC`):
+        boundary k of a level-l case gets the hinge weight |cost[l, k+1] - cost[l, k]|.
 
     Attributes
     ----------
@@ -57,7 +60,8 @@ class NORDICClassifier(ClassifierMixin, BaseEstimator):
     """
 
     def __init__(self, method="nordic1", kernel="rbf", C=1.0, gamma=None, degree=3, coef0=1.0,
-                 order=None, noncrossing=None, penalty=None, solver="auto", solver_options=None):
+                 order=None, noncrossing=None, penalty=None, solver="auto", solver_options=None,
+                 cost=None):
         self.method = method
         self.kernel = kernel
         self.C = C
@@ -69,14 +73,18 @@ class NORDICClassifier(ClassifierMixin, BaseEstimator):
         self.penalty = penalty
         self.solver = solver
         self.solver_options = solver_options
+        self.cost = cost
 
-    def fit(self, X, y):
+    def fit(self, X, y, sample_weight=None):
         """Fit the K-1 noncrossing boundaries.
 
         Parameters
         ----------
         X : array-like of shape (n_samples, n_features)
         y : array-like of shape (n_samples,)
+        sample_weight : array-like of shape (n_samples,), optional
+            Nonnegative case weights (NORDIC's ``weights``): integer weights give
+            the fit on repeated rows, weight 0 drops a row's loss.
 
         Returns
         -------
@@ -88,12 +96,20 @@ class NORDICClassifier(ClassifierMixin, BaseEstimator):
             order = list(y.dtype.categories)
         X, y = validate_data(self, X, y)
         check_classification_targets(y)
+        if sample_weight is not None:
+            sample_weight = _check_sample_weight(sample_weight, X, dtype=np.float64,
+                                                 ensure_non_negative=True)
+            # rows of weight 0 contribute nothing; leaving them out also lets a label that
+            # only they carry drop out of classes_ (NORDIC refuses levels of weight 0)
+            keep = sample_weight > 0
+            X, y, sample_weight = X[keep], y[keep], sample_weight[keep]
         if order is None:
             order = list(np.unique(y))
         model = NORDIC(y, X, method=self.method, kernel=self.kernel, C=self.C, gamma=self.gamma,
                        degree=self.degree, coef0=self.coef0, order=order,
                        noncrossing=self.noncrossing, penalty=self.penalty, solver=self.solver,
-                       solver_options=self.solver_options)
+                       solver_options=self.solver_options, weights=sample_weight,
+                       cost=self.cost)
         self.results_ = model.fit()
         self.classes_ = np.asarray(order)
         return self

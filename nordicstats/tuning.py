@@ -29,8 +29,9 @@ For the NORDIC methods (``bsvm``, ``nordic0``, ``nordic1``, ``nordic2``) the
 model, its training kernel matrix and the kernel matrix between the evaluation
 and training rows are built once per width and fold and reused along the ``C``
 grid: each ``C`` only re-solves the problem (:func:`nordicstats.solvers.solve`).
-The decomposition solver (BSVM and NORDIC-1 above 200 dual rows) is warm-started
-from the solution at the previous ``C`` (quadprog and SCIP have no warm start).  The
+The decomposition solver (BSVM and NORDIC-1 above 40 dual rows) and NORDIC-0's
+active-set solver are warm-started from the solution at the previous ``C``
+(quadprog and SCIP have no warm start).  The
 competitors (libsvm-based SVR and DR, CK, ordered logit) are refitted from the
 data at every grid point.
 """
@@ -38,17 +39,22 @@ data at every grid point.
 from __future__ import annotations
 
 import inspect
-import itertools
-import numbers
 import time
 import warnings
 from dataclasses import dataclass, field
+from functools import partial
 
 import numpy as np
 import pandas as pd
+from sklearn.model_selection import ParameterGrid, StratifiedKFold
 
+from nordicstats import metrics, solvers
+from nordicstats._validation import check_int
+from nordicstats.compare import NORDIC_METHODS, make_classifier
 from nordicstats.exceptions import SolverError
 from nordicstats.kernels import gamma_candidates
+from nordicstats.solvers.problem import predict_codes
+from nordicstats.weighting import check_case_weights
 
 __all__ = [
     "PAPER_C_GRID",
@@ -120,10 +126,8 @@ class TuningResults:
 def stratified_folds(y, n_splits=5, random_state=None):
     """Stratified k-fold partition, deterministic for a given ``random_state``.
 
-    Within each class (in level order) the members are shuffled and dealt
-    round-robin to the folds, the deal continuing from where the previous class
-    stopped, so every fold has ``floor`` or ``ceil`` of ``n_c / k`` members of
-    class ``c`` and fold sizes differ by at most one.
+    scikit-learn's ``StratifiedKFold`` with shuffling: every fold has ``floor`` or
+    ``ceil`` of ``n_c / k`` members of class ``c`` and fold sizes differ by at most one.
 
     Parameters
     ----------
@@ -144,8 +148,7 @@ def stratified_folds(y, n_splits=5, random_state=None):
     >>> [len(test) for _, test in folds]
     [3, 3]
     """
-    if isinstance(n_splits, bool) or not isinstance(n_splits, numbers.Integral) or n_splits < 2:
-        raise ValueError(f"The 'n_splits' parameter must be an int >= 2. Got {n_splits!r} instead.")
+    n_splits = check_int(n_splits, "n_splits", 2)
     codes, levels = _factorize(y)
     counts = np.bincount(codes, minlength=len(levels))
     if counts.min() < n_splits:
@@ -153,15 +156,11 @@ def stratified_folds(y, n_splits=5, random_state=None):
         raise ValueError(
             f"class {small!r} has only {counts.min()} observations, fewer than n_splits="
             f"{n_splits}; use n_splits <= {counts.min()} or the tuning-set protocol.")
-    rng = np.random.default_rng(random_state)
-    fold = np.empty(codes.size, dtype=int)
-    start = 0
-    for c in range(len(levels)):
-        members = rng.permutation(np.flatnonzero(codes == c))
-        fold[members] = (start + np.arange(members.size)) % n_splits
-        start = (start + members.size) % n_splits
-    everyone = np.arange(codes.size)
-    return [(everyone[fold != j], everyone[fold == j]) for j in range(n_splits)]
+    if isinstance(random_state, np.random.Generator):  # scikit-learn takes ints/RandomState
+        random_state = int(random_state.integers(2**32 - 1))
+    splitter = StratifiedKFold(n_splits=n_splits, shuffle=True, random_state=random_state)
+    return [(np.sort(train), np.sort(test))
+            for train, test in splitter.split(np.zeros((codes.size, 1)), codes)]
 
 
 def _factorize(y):
@@ -177,12 +176,19 @@ def _factorize(y):
 def make_scorer(scoring="error", levels=None):
     """Turn a criterion specification into ``(name, score(y_true, y_pred))``.
 
+    (Not scikit-learn's ``make_scorer``: its scorers are called as
+    ``scorer(estimator, X, y)`` and predict themselves, while the paper's criteria are
+    applied to predictions already made -- pooled out-of-fold predictions under CV,
+    and one prediction per ``C`` along a kernel path.)
+
     Parameters
     ----------
     scoring : {"error", "mae"}, array-like or DataFrame of shape (K, K), or callable
         ``"error"``: error rate; ``"mae"``: mean absolute error in levels; a cost
         matrix ``cost[true, predicted]``: weighted error; a callable
-        ``f(y_true, y_pred) -> float``: used as is.  Smaller is better.
+        ``f(y_true, y_pred) -> float``: used as is (called with ``sample_weight=``
+        when the tuning has case weights).  Smaller is better.  The returned
+        ``score(y_true, y_pred, sample_weight=None)`` takes case weights.
     levels : sequence, optional
         The ordered levels (needed for ``"mae"`` and for an array of costs).
 
@@ -197,15 +203,18 @@ def make_scorer(scoring="error", levels=None):
     >>> name, score([1, 2, 3], [1, 2, 2])
     ('error', 0.3333333333333333)
     """
-    from nordicstats import metrics
-
     if callable(scoring):
-        return getattr(scoring, "__name__", "custom"), scoring
+        def custom(t, p, sample_weight=None):
+            if sample_weight is None:
+                return scoring(t, p)
+            return scoring(t, p, sample_weight=sample_weight)
+
+        return getattr(scoring, "__name__", "custom"), custom
     if isinstance(scoring, str):
         if scoring == "error":
             return "error", metrics.error_rate
         if scoring == "mae":
-            return "mae", lambda t, p: metrics.mean_absolute_error(t, p, labels=levels)
+            return "mae", partial(metrics.mean_absolute_error, labels=levels)
         raise ValueError(f"The 'scoring' parameter must be 'error', 'mae', a (K, K) cost matrix "
                          f"or a callable. Got {scoring!r} instead.")
     cost = scoring if isinstance(scoring, pd.DataFrame) else np.asarray(scoring, dtype=float)
@@ -213,13 +222,11 @@ def make_scorer(scoring="error", levels=None):
         raise ValueError(f"The 'scoring' parameter must be 'error', 'mae', a (K, K) cost matrix "
                          f"or a callable. Got an array of shape {np.shape(cost)} instead.")
     labels = None if isinstance(cost, pd.DataFrame) else levels
-    return "weighted_error", lambda t, p: metrics.weighted_error(t, p, cost, labels=labels)
+    return "weighted_error", partial(metrics.weighted_error, cost_matrix=cost, labels=labels)
 
 
 def _resolve_factory(estimator):
     if isinstance(estimator, str):
-        from nordicstats.compare import make_classifier
-
         make_classifier(estimator)  # validates the name now, with compare's message
         return lambda **params: make_classifier(estimator, **params)
     if callable(estimator):
@@ -236,13 +243,13 @@ def _accepted_params(factory):
     return set(inspect.signature(type(probe)).parameters)
 
 
-def default_grid(estimator, X, C=PAPER_C_GRID, quantiles=PAPER_WIDTH_QUANTILES):
+def default_grid(estimator, X, C=PAPER_C_GRID, quantiles=PAPER_WIDTH_QUANTILES, weights=None):
     """The paper's grid restricted to the parameters the classifier has.
 
     ``C`` over ``C`` (default 2^-4..2^4) when the classifier takes ``C``;
     ``gamma`` over :func:`~nordicstats.kernels.gamma_candidates` of ``X`` at
-    ``quantiles`` when it takes ``gamma``.  A classifier with neither (ordered
-    logit) gets the empty grid: a single fit.
+    ``quantiles`` when it takes ``gamma`` (case ``weights`` count as frequencies).
+    A classifier with neither (ordered logit) gets the empty grid: a single fit.
 
     Returns
     -------
@@ -253,7 +260,8 @@ def default_grid(estimator, X, C=PAPER_C_GRID, quantiles=PAPER_WIDTH_QUANTILES):
     if "C" in accepted:
         grid["C"] = [float(c) for c in C]
     if "gamma" in accepted:
-        grid["gamma"] = [float(g) for g in gamma_candidates(np.asarray(X, float), quantiles)]
+        grid["gamma"] = [float(g) for g in gamma_candidates(np.asarray(X, float), quantiles,
+                                                            weights)]
     return grid
 
 
@@ -273,10 +281,16 @@ def _check_grid(param_grid):
 
 
 def _grid_points(grid):
-    """Grid points, gamma outermost so each kernel matrix is built once."""
+    """Column names and grid points, ``C`` innermost so that one path serves the C grid.
+
+    scikit-learn's ``ParameterGrid`` enumerates the other parameters (sorted by name).
+    """
     names = sorted(grid, key=lambda name: (name != "gamma", name))
-    return names, [dict(zip(names, values, strict=True)) for values in itertools.product(
-        *(grid[name] for name in names))]
+    others = {name: values for name, values in grid.items() if name != "C"}
+    Cs = grid.get("C", [None])
+    points = [{**point, **({} if C is None else {"C": C})}
+              for point in ParameterGrid(others) for C in Cs]
+    return names, [{name: point[name] for name in names} for point in points]
 
 
 def select_best(scores, grid):
@@ -330,13 +344,15 @@ def _take(data, index):
 class _RefitAtEachPoint:
     """Generic path: build and fit the classifier from the data at every grid point."""
 
-    def __init__(self, factory, params, X_fit, y_fit, X_eval, warm_start=False):
+    def __init__(self, factory, params, X_fit, y_fit, X_eval, w_fit=None, warm_start=False):
         self.factory, self.params = factory, params
-        self.X_fit, self.y_fit, self.X_eval = X_fit, y_fit, X_eval
+        self.X_fit, self.y_fit, self.X_eval, self.w_fit = X_fit, y_fit, X_eval, w_fit
 
     def __call__(self, C):
         extra = {} if C is None else {"C": C}
-        model = self.factory(**self.params, **extra).fit(self.X_fit, self.y_fit)
+        model = self.factory(**self.params, **extra)
+        model = (model.fit(self.X_fit, self.y_fit) if self.w_fit is None
+                 else model.fit(self.X_fit, self.y_fit, sample_weight=self.w_fit))
         return model.predict(self.X_eval)
 
 
@@ -347,31 +363,29 @@ class _NordicPath:
     solver, and f_k(x) = K(x, X) omega_k + b_k with the stored K(x, X).
     """
 
-    def __init__(self, factory, params, X_fit, y_fit, X_eval, warm_start=True):
-        self.model = factory(**params).build(X_fit, y_fit)
+    def __init__(self, factory, params, X_fit, y_fit, X_eval, w_fit=None, warm_start=True):
+        self.model = factory(**params).build(X_fit, y_fit, w_fit)
         self.gram_eval = self.model.kernel(self.model.exog_for(X_eval), self.model.exog)
         self.warm_start, self.previous = warm_start, None
 
     def __call__(self, C):
-        from nordicstats.solvers import choose_solver, solve
-        from nordicstats.solvers.problem import predict_codes
-
         problem = self.model.build_problem(C=C)
         options = dict(self.model.solver_options)
-        solver = choose_solver(problem) if self.model.solver == "auto" else self.model.solver
-        if (self.warm_start and solver == "decomposition" and self.previous is not None
+        solver = self.model.solver
+        if solver == "auto":
+            solver = solvers.choose_solver(problem)
+        if (self.warm_start and solver in ("decomposition", "active_set")
+                and self.previous is not None
                 and "warm_start" not in options):
             # the dual at the previous C, rescaled by the solver (constraints are homogeneous)
             options["warm_start"] = {**self.previous[0].multipliers, "C": self.previous[1]}
-        result = solve(problem, solver=self.model.solver, **options)
+        result = solvers.solve(problem, solver=self.model.solver, **options)
         self.previous = (result, problem.C)
         F = self.gram_eval @ result.dual_coef + result.intercept
         return self.model.response.labels(predict_codes(F))
 
 
 def _uses_nordic_path(factory, grid):
-    from nordicstats.compare import NORDIC_METHODS
-
     probe = factory()
     return (getattr(probe, "name", None) in NORDIC_METHODS and hasattr(probe, "build")
             and probe.get_params().get("kernel") == "rbf" and "gamma" in grid)
@@ -394,15 +408,17 @@ def _evaluate_grid(factory, points, evaluations, score, nordic_path, warm_start=
                 if others != current:
                     current, paths, build_error = others, None, None
                     try:
-                        paths = [path_class(factory, others, X_fit, y_fit, X_eval, warm_start)
-                                 for X_fit, y_fit, X_eval, _ in evaluations]
+                        paths = [path_class(factory, others, X_fit, y_fit, X_eval, w_fit,
+                                            warm_start)
+                                 for X_fit, y_fit, X_eval, _, w_fit, _ in evaluations]
                     except _GRID_POINT_ERRORS as exc:
                         build_error = exc
                 if build_error is not None:
                     raise build_error
-                for path, (_, _, _, y_eval) in zip(paths, evaluations, strict=True):
+                for path, (_, _, _, y_eval, _, w_eval) in zip(paths, evaluations, strict=True):
                     predictions.append(path(point.get("C")))
-                    fold_scores.append(float(score(y_eval, predictions[-1])))
+                    fold_scores.append(float(score(y_eval, predictions[-1],
+                                                   sample_weight=w_eval)))
             except _GRID_POINT_ERRORS as exc:
                 message = f"{type(exc).__name__}: {exc}"
         rows.append({**point, "fold_scores": fold_scores, "predictions": predictions,
@@ -413,7 +429,8 @@ def _evaluate_grid(factory, points, evaluations, score, nordic_path, warm_start=
 
 
 def tune(estimator, X, y, *, param_grid=None, X_tune=None, y_tune=None, cv=None,
-         scoring="error", random_state=None, refit=True, warm_start=True):
+         scoring="error", random_state=None, refit=True, warm_start=True, weights=None,
+         weights_tune=None):
     """Choose tuning parameters on a tuning set (the paper) or by stratified k-fold CV.
 
     Parameters
@@ -438,9 +455,16 @@ def tune(estimator, X, y, *, param_grid=None, X_tune=None, y_tune=None, cv=None,
         Refit on ``(X, y)`` with the selected parameters and ``kernel="rbf"``.
     warm_start : bool, default=True
         Along the C grid, start the decomposition solver (BSVM and NORDIC-1 with
-        more than 200 dual rows) from the solution at the previous C.  The
+        more than 40 dual rows) and NORDIC-0's active-set solver from the
+        solution at the previous C.  The
         answer is the same optimum to the solver's tolerance; the refit always
         starts cold.
+    weights : array-like of shape (n,), optional
+        Case weights of (X, y): every fit gets its training rows' weights
+        (``sample_weight``, NORDIC's methods only) and every score weights its
+        rows, so a cost-matrix ``scoring`` is the weighted cost the fit targets.
+    weights_tune : array-like, optional
+        Case weights of the tuning set (default: unit weights).
 
     Returns
     -------
@@ -462,19 +486,26 @@ def tune(estimator, X, y, *, param_grid=None, X_tune=None, y_tune=None, cv=None,
         raise ValueError(f"cv={cv!r} was given together with a tuning set; use one protocol.")
     levels = _factorize(y)[1]
     name, score = make_scorer(scoring, levels)
-    grid = _check_grid(default_grid(estimator, X) if param_grid is None else param_grid)
+    if weights is not None:
+        weights = check_case_weights(weights, len(y), owner="tune")
+    if weights_tune is not None:
+        weights_tune = check_case_weights(weights_tune, len(y_tune), owner="tune",
+                                          name="weights_tune")
+    grid = _check_grid(default_grid(estimator, X, weights=weights) if param_grid is None
+                       else param_grid)
     names, points = _grid_points(grid)
     if X_tune is not None:
         protocol, folds = "holdout", None
-        evaluations = [(X, y, X_tune, y_tune)]
+        evaluations = [(X, y, X_tune, y_tune, weights, weights_tune)]
     else:
         protocol = "cv"
         folds = stratified_folds(y, 5 if cv is None else cv, random_state)
-        evaluations = [(_take(X, tr), _take(y, tr), _take(X, te), _take(y, te))
-                       for tr, te in folds]
+        evaluations = [(_take(X, tr), _take(y, tr), _take(X, te), _take(y, te),
+                        None if weights is None else weights[tr],
+                        None if weights is None else weights[te]) for tr, te in folds]
     rows = _evaluate_grid(factory, points, evaluations, score, _uses_nordic_path(factory, grid),
                           warm_start)
-    scores = _score_table(rows, names, folds, y, score)
+    scores = _score_table(rows, names, folds, y, partial(score, sample_weight=weights))
     best = select_best(scores, grid)
     scores["rank"] = _ranks(scores, best)
     failed = scores["message"].ne("").sum()
@@ -490,7 +521,11 @@ def tune(estimator, X, y, *, param_grid=None, X_tune=None, y_tune=None, cv=None,
     best_params = {k: scores[k].iloc[best] for k in names}
     best_params = {k: (float(v) if isinstance(v, (float, np.floating)) else v)
                    for k, v in best_params.items()}
-    fitted = factory(**best_params).fit(X, y) if refit else None
+    fitted = None
+    if refit:
+        fitted = factory(**best_params)
+        fitted = (fitted.fit(X, y) if weights is None
+                  else fitted.fit(X, y, sample_weight=weights))
     return TuningResults(scores=scores, best_params=best_params,
                          best_score=float(scores["score"].iloc[best]), best_index=best,
                          estimator=fitted, protocol=protocol, scoring=name,

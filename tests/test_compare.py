@@ -102,8 +102,9 @@ def test_chu_keerthi_prediction_rule_and_pairs():
     f = res.score(Xt)
     expected = (f[:, None] >= res.thresholds.to_numpy()[None, :]).sum(axis=1)
     np.testing.assert_array_equal(res.predict_codes(Xt), expected)
-    pred = res.predict(Xt)
-    assert isinstance(pred, pd.Categorical) and list(pred.categories) == [1, 2, 3]
+    pred = res.predict(Xt)  # labelled like NORDIC's: a categorical Series indexed like Xt
+    assert isinstance(pred, pd.Series) and list(pred.cat.categories) == [1, 2, 3]
+    assert pred.index.equals(Xt.index)
     obs, thr, signs = pair_set(np.array([0, 1, 2, 2]), 3, "implicit")
     assert obs.tolist() == [0, 1, 2, 3, 0, 1, 2, 3]
     assert signs.tolist() == [-1, 1, 1, 1, -1, -1, 1, 1]

@@ -18,7 +18,6 @@ from nordicstats.exceptions import SolverLimitWarning
 from nordicstats.kernels import make_kernel
 from nordicstats.solvers import (
     AUTO_PRIMAL_MIN_ROWS,
-    AUTO_QUADPROG_MAX_ROWS,
     NordicProblem,
     choose_solver,
     solve,
@@ -182,19 +181,19 @@ def test_intercepts_by_pooling_equal_the_lp():
 
 
 def test_choose_solver_by_size():
-    small = make_problem(AUTO_QUADPROG_MAX_ROWS // 2, 3)  # n(K-1) = limit
-    large = make_problem(AUTO_QUADPROG_MAX_ROWS // 2 + 1, 3)
-    assert choose_solver(small) == "quadprog"
+    small = make_problem(6, 3)  # quadprog is never auto's choice for the l2 problems
+    large = make_problem(21, 3)
+    assert choose_solver(small) == "decomposition"
     assert choose_solver(large) == "decomposition"
-    linear = make_problem(AUTO_QUADPROG_MAX_ROWS, 3, kernel="linear")
+    linear = make_problem(40, 3, kernel="linear")
     assert choose_solver(linear) == "decomposition"
     n_big = AUTO_PRIMAL_MIN_ROWS // 2 + 1  # no Gram matrix needed for this choice
     big = NordicProblem(gram=None, signs=binary_signs(np.arange(n_big) % 3, 3), C=1.0,
                         X=np.ones((n_big, 2)))
     assert choose_solver(big) == ("primal" if importlib.util.find_spec("piqp") else
                                   "decomposition")
-    nordic0 = make_problem(AUTO_QUADPROG_MAX_ROWS, 3, method="nordic0")
-    assert choose_solver(nordic0) == "quadprog"
+    nordic0 = make_problem(40, 3, method="nordic0")
+    assert choose_solver(nordic0) == "active_set"
     res = solve(large)
     assert res.solver == "decomposition"
 

@@ -98,11 +98,11 @@ def test_auto_bootstraps_the_degenerate_boundary(logit4_fit):
     # gives 0.5-2.1 here, 10-50 times too large)
     ratio = res.bse["2|3"].to_numpy() / MC_SD_23
     assert np.all((ratio > 0.67) & (ratio < 1.5)), ratio
-    # boundaries whose diagnostics pass keep the Bahadur numbers (up to the PSD repair)
+    # boundaries whose diagnostics pass keep the Bahadur numbers exactly
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", InferenceWarning)
         bah = logit4_fit.get_robustcov_results("bahadur")
-    np.testing.assert_allclose(res.bse["0|1"], bah.bse["0|1"], rtol=0.01)
+    np.testing.assert_allclose(res.bse[["0|1", "1|2"]], bah.bse[["0|1", "1|2"]], rtol=1e-12)
     assert "std err: bootstrap" in str(res.summary())
     assert "bootstrap for 2|3" in res.test_parallel().title
     frame = res.summary_frame()
@@ -130,3 +130,68 @@ def test_factor_only_design_withheld_without_bootstrap():
         auto = res.get_robustcov_results("auto", {"n_boot": 20, "disable": True})
     assert auto.cov_sources["estimator"].tolist() == ["none", "none"]
     assert auto.bse.isna().all().all() and "Replicates:" not in str(auto.summary())
+
+
+def test_weighted_measures_equal_replicated_rows():
+    """Frequency weights count row i w_i times in every measure (n = sum w)."""
+    rng = np.random.default_rng(5)
+    X = rng.normal(size=(200, 2))
+    signs = np.column_stack([np.where(X[:, 0] > -0.5, 1, -1), np.where(X[:, 1] > 0.8, 1, -1)])
+    params = np.array([[0.2, -0.9], [1.1, 0.1], [0.0, 0.8]])
+    se = np.full((3, 2), 0.05)
+    resid = 1 - signs * (np.column_stack([np.ones(200), X]) @ params)
+    resid[:7, 0] = 0.0  # some rows on the margin
+    w = rng.integers(1, 4, size=200)
+    rows = np.repeat(np.arange(200), w)
+    weighted = check_boundaries(X, signs, params, params * 0.9, se, resid, [2.0, 2.0],
+                                weights=w.astype(float))
+    replicated = check_boundaries(X[rows], signs[rows], params, params * 0.9, se, resid[rows],
+                                  [2.0, 2.0])
+    for a, b in zip(weighted, replicated, strict=True):
+        assert a.measures == pytest.approx(b.measures) and a.reasons == b.reasons
+    assert weighted[0].measures["n"] == w.sum()
+    # a cost matrix that leaves rows out of a boundary's loss removes them from its sides
+    loss = np.ones((200, 2))
+    loss[signs[:, 1] > 0, 1] = 0.0
+    d = check_boundaries(X, signs, params, params, se, resid, [2.0, 2.0], loss_weights=loss)
+    assert d[1].measures["side"] == 0 and "only 0 observations" in " ".join(d[1].reasons)
+
+
+def test_auto_with_case_weights_equals_replicated_data():
+    """Integer case weights: the same sources and standard errors as the replicated rows
+    (the weighted bootstrap draws the same resamples for the same random_state)."""
+    codes, X = _logit4(n=500, seed=4)
+    w = np.random.default_rng(6).integers(1, 4, size=500)
+    rows = np.repeat(np.arange(500), w)
+    kwds = {"n_boot": 30, "disable": True}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", InferenceWarning)
+        weighted = NORDIC(codes, X, kernel="linear", weights=w, solver="primal").fit(
+            cov_type="auto", cov_kwds=kwds)
+        replicated = NORDIC(codes[rows], X[rows], kernel="linear", solver="primal").fit(
+            cov_type="auto", cov_kwds=kwds)
+    a, b = weighted.cov_sources, replicated.cov_sources
+    assert a["estimator"].tolist() == b["estimator"].tolist()
+    assert "bootstrap" in set(a["estimator"])
+    # same reasons up to round-off in the numbers they quote (e.g. sd of x'w ~ 1e-11)
+    assert [r[:40] for r in a["reason"]] == [r[:40] for r in b["reason"]]
+    np.testing.assert_allclose(weighted.bse, replicated.bse, rtol=2e-3)
+
+
+def test_assembled_covariance_keeps_every_variance_and_is_psd():
+    """Cross blocks shrink only as far as positive semi-definiteness needs."""
+    from nordicstats.auto_covariance import _assemble
+
+    rng = np.random.default_rng(8)
+    L = rng.normal(size=(6, 6))
+    boot = L @ L.T / 6
+    bahadur = boot.copy()
+    bahadur[:3, :3] *= 0.05  # small sandwich variances: the bootstrap cross block is too big
+    cov = _assemble(bahadur, boot, [1], 3)
+    np.testing.assert_allclose(np.diag(cov)[:3], np.diag(bahadur)[:3], rtol=1e-12)
+    np.testing.assert_allclose(np.diag(cov)[3:], np.diag(boot)[3:], rtol=1e-12)
+    assert np.linalg.eigvalsh(cov).min() > -1e-10
+    ratio = cov[:3, 3:] / boot[:3, 3:]
+    assert np.allclose(ratio, ratio[0, 0]) and 0 < ratio[0, 0] < 1  # one common factor
+    # consistent blocks (the bootstrap matrix itself) are kept as they are
+    np.testing.assert_allclose(_assemble(boot, boot, [1], 3), boot, rtol=1e-12)

@@ -17,6 +17,12 @@ import pytest
 from scipy import stats
 
 from nordicstats.bootstrap import BootstrapCovariance, bootstrap_replicates
+from nordicstats.covariance import (
+    COND_MAX,
+    BahadurCovariance,
+    bandwidth,
+    check_cov_kwds,
+)
 from nordicstats.data import binary_signs
 from nordicstats.exceptions import InferenceWarning
 from nordicstats.hypotheses import (
@@ -25,13 +31,7 @@ from nordicstats.hypotheses import (
     parse_restrictions,
     wald_test,
 )
-from nordicstats.inference import (
-    COND_MAX,
-    BahadurCovariance,
-    bandwidth,
-    check_cov_kwds,
-    population_svm,
-)
+from nordicstats.theory import population_svm
 
 S2 = np.array([[1.0, 0.5, 0.0], [0.5, 1.0, 0.0], [0.0, 0.0, 1.0]])
 # name: (P(Y=+1), mu+, mu-, S, beta* and asymptotic SD from the shared notes)

@@ -229,7 +229,7 @@ def crossing_problem():
 
 def test_time_limit_returns_feasible_solution_with_gap(crossing_problem):
     # n = 300, K = 5 with 7 crossings in the relaxation: seconds of SCIP on any machine
-    with pytest.warns(SolverLimitWarning, match="relative gap"):
+    with pytest.warns(SolverLimitWarning, match="MIP gap"):
         res = solve_nordic2_scip(crossing_problem, time_limit=0.5)
     _check_limited(crossing_problem, res)
 

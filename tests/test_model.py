@@ -155,7 +155,8 @@ def test_summary_reports_model_solver_and_classes():
     stamp = dt.datetime(2026, 1, 2, 3, 4, 5)
     res = NORDIC(y, X, kernel="linear", C=2.0).fit(fitted_at=stamp)
     text = res.summary().as_text()
-    for piece in ["NORDIC-1", "Fri, 02 Jan 2026", "03:04:05", "quadprog", "optimal",
+    for piece in ["NORDIC-1", "Fri, 02 Jan 2026", "03:04:05", res.solver_result.solver, "optimal",
+                  "Certificate: relative duality gap",
                   "lo|mid", "mid|hi", "Price of noncrossing", "ordered categorical",
                   "Boundary lo|mid", "std err"]:
         assert piece in text, piece

@@ -116,7 +116,7 @@ def test_deterministic_bit_identical():
 def test_bad_ridge_is_rejected():
     problem = make_problem(20, 3, "rbf", "nordic1")
     with pytest.raises(ValueError, match="'ridge' option must be a float"):
-        solve(problem, ridge=-1)
+        solve(problem, solver="quadprog", ridge=-1)
 
 
 def test_unknown_solver_lists_the_valid_ones():
@@ -129,4 +129,4 @@ def test_unknown_solver_option_lists_the_valid_ones():
     problem = make_problem(20, 3, "rbf", "nordic1")
     with pytest.raises(ValueError, match=r"unknown solver option\(s\) \['tol'\] for solver="
                                          r"'quadprog'.*options are \['ridge', 'refinements'\]"):
-        solve(problem, tol=1e-3)
+        solve(problem, solver="quadprog", tol=1e-3)

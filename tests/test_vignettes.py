@@ -120,6 +120,13 @@ def test_inference(renderer, tmp_path):
     assert coverage.shape == (6, 2) and ns["coverage_reps"]["Bahadur"] == 40
     assert 0.85 <= coverage["Bahadur"].mean() <= 1.0
     assert coverage["Bahadur"].min() >= 0.75
+    # The default cov_type="auto": Bahadur in the regular design; in the latent-logistic
+    # design boundary 2|3 (constant BSVM) is bootstrapped and forced Bahadur withholds it.
+    assert fit.cov_type == "auto"
+    assert fit.cov_sources["estimator"].tolist() == ["bahadur", "bahadur"]
+    latent = ns["latent_auto"]
+    assert latent.cov_sources["estimator"].tolist() == ["bahadur", "bahadur", "bootstrap"]
+    assert np.all(latent.bse["2|3"] < 0.15) and ns["forced"].bse["2|3"].isna().all()
 
 
 def test_theory(renderer, tmp_path):
@@ -159,7 +166,9 @@ def test_from_r(renderer):
     ok, reason = renderer.r_available()
     if not ok:
         pytest.skip(f"R vignette not run: {reason}")
-    env = {**os.environ, "NORDICSTATS_VIGNETTE_SIZE": "small", "OMP_NUM_THREADS": "1"}
+    # this interpreter, not the one recorded when the R package was installed
+    env = {**os.environ, "NORDICSTATS_VIGNETTE_SIZE": "small", "OMP_NUM_THREADS": "1",
+           "NORDICSTATS_PYTHON": sys.executable}
     proc = subprocess.run(["Rscript", str(VIGNETTES / "from-r.R")], capture_output=True,
                           text=True, env=env, cwd=ROOT, timeout=600)
     assert proc.returncode == 0, proc.stderr[-3000:]

@@ -108,11 +108,13 @@ cat("NORDIC-1 crossing rate on training rows:", nordic1$crossing_rate, "\n")
 #'
 #' Three ordered classes `a < b < c`, X | class ~ N(mu, I) with
 #' mu_a = (-1.5, 0), mu_b = (0, 0), mu_c = (1.5, 1), n = 400.  Arguments that
-#' `nordic()` does not know are passed to the Python `fit()`: here
-#' `cov_type = "bahadur"` asks for the Bahadur sandwich standard errors of the
-#' linear coefficients (Koo et al. 2008 with the paper's Theorem 1), and
-#' `cov_type = "bootstrap", cov_kwds = list(n_boot = 50, random_state = 1)` for
-#' bootstrap ones.
+#' `nordic()` does not know are passed to the Python `fit()`.  The default,
+#' `cov_type = "auto"`, checks per boundary whether the Bahadur sandwich standard
+#' errors of the linear coefficients (Koo et al. 2008 with the paper's Theorem 1)
+#' apply and uses the bootstrap where they do not; `summary()` says which one each
+#' boundary got and why.  `cov_type = "bahadur"` forces the sandwich (NA where it
+#' does not apply), and `cov_type = "bootstrap", cov_kwds = list(n_boot = 50,
+#' random_state = 1)` asks for bootstrap standard errors everywhere.
 
 simulate <- function(n) {
     codes <- sample(1:3, n, replace = TRUE, prob = c(0.35, 0.30, 0.35))
@@ -123,7 +125,7 @@ simulate <- function(n) {
 }
 set.seed(20261122)
 sample_data <- simulate(400)
-lin <- nordic(y ~ x1 + x2, data = sample_data, kernel = "linear", C = 1, cov_type = "bahadur")
+lin <- nordic(y ~ x1 + x2, data = sample_data, kernel = "linear", C = 1)
 summary(lin)
 
 #' `coef()` is a terms x boundaries matrix (row `(Intercept)` holds the b_k);

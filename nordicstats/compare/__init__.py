@@ -20,11 +20,16 @@ from __future__ import annotations
 
 import inspect
 
+import pandas as pd
+from sklearn.base import BaseEstimator
+
 from nordicstats.compare.base import CompetitorModel, CompetitorResults
 from nordicstats.compare.ck import ChuKeerthi, ChuKeerthiResults
 from nordicstats.compare.dr import DataReplication, DataReplicationResults
 from nordicstats.compare.ordered_logit import OrderedLogit, OrderedLogitResults
 from nordicstats.compare.svr import OrdinalSVR, OrdinalSVRResults
+from nordicstats.model import NORDIC
+from nordicstats.solvers.problem import METHODS
 
 __all__ = [
     "COMPETITORS",
@@ -49,7 +54,7 @@ COMPETITORS = {"svr": OrdinalSVR, "ologit": OrderedLogit, "dr": DataReplication,
                "ck": ChuKeerthi}
 
 #: Names that map to :class:`nordicstats.NORDIC` with ``method=name``.
-NORDIC_METHODS = ("bsvm", "nordic0", "nordic1", "nordic2")
+NORDIC_METHODS = METHODS
 
 
 def classifier_names():
@@ -61,21 +66,23 @@ def _model_class(name):
     if name in COMPETITORS:
         return COMPETITORS[name]
     if name in NORDIC_METHODS:
-        from nordicstats.model import NORDIC  # lazy: keeps compare importable on its own
-
         return NORDIC
     raise ValueError(f"Unknown classifier {name!r}; choose one of {classifier_names()}.")
 
 
 def _signature_defaults(cls, name):
-    skip = {"self", "endog", "exog"} | ({"method"} if name in NORDIC_METHODS else set())
+    # case weights are data (fit's sample_weight), not an option
+    skip = {"self", "endog", "exog", "weights"} | ({"method"} if name in NORDIC_METHODS else set())
     params = inspect.signature(cls.__init__).parameters
     return {key: p.default for key, p in params.items()
             if key not in skip and p.kind is p.POSITIONAL_OR_KEYWORD}
 
 
-class OrdinalClassifier:
+class OrdinalClassifier(BaseEstimator):
     """Estimator wrapper: ``fit(X, y)`` builds and fits the model, ``predict(X)`` predicts.
+
+    A scikit-learn ``BaseEstimator`` whose parameters are ``name`` and the options of
+    the model class (so ``get_params``, ``set_params`` and ``clone`` work).
 
     Parameters
     ----------
@@ -92,14 +99,15 @@ class OrdinalClassifier:
     """
 
     def __init__(self, name, **params):
-        cls = _model_class(name)
-        defaults = _signature_defaults(cls, name)
+        defaults = _signature_defaults(_model_class(name), name)
         unknown = sorted(set(params) - set(defaults))
         if unknown:
             raise ValueError(f"Unknown parameter(s) {unknown} for classifier {name!r}; valid "
                              f"parameters are {sorted(defaults)}.")
         self.name = name
-        self._params = {**defaults, **params}
+        self._option_names = tuple(defaults)
+        for key, value in {**defaults, **params}.items():
+            setattr(self, key, value)
 
     @property
     def model_class(self):
@@ -107,26 +115,26 @@ class OrdinalClassifier:
         return _model_class(self.name)
 
     def get_params(self, deep=True):
-        """All model options (defaults included) as a dict."""
-        return dict(self._params)
+        """All model options (defaults included) as a dict; ``name`` is fixed.
 
-    def set_params(self, **params):
-        """Update options; unknown names raise."""
-        unknown = sorted(set(params) - set(self._params))
-        if unknown:
-            raise ValueError(f"Unknown parameter(s) {unknown} for classifier {self.name!r}; "
-                             f"valid parameters are {sorted(self._params)}.")
-        self._params.update(params)
-        return self
+        (Overrides BaseEstimator's, which reads the parameters off the ``__init__``
+        signature: here they are the model class's.  ``set_params`` is BaseEstimator's.)
+        """
+        return {key: getattr(self, key) for key in self._option_names}
 
-    def build(self, X, y):
-        """The unfitted model for data (X, y)."""
+    def build(self, X, y, sample_weight=None):
+        """The unfitted model for data (X, y), with case weights for NORDIC's methods."""
         extra = {"method": self.name} if self.name in NORDIC_METHODS else {}
-        return self.model_class(y, X, **self._params, **extra)
+        if sample_weight is not None:
+            if self.name not in NORDIC_METHODS:
+                raise ValueError(f"classifier {self.name!r} does not take case weights; "
+                                 f"sample_weight works with {list(NORDIC_METHODS)}.")
+            extra["weights"] = sample_weight
+        return self.model_class(y, X, **self.get_params(), **extra)
 
-    def fit(self, X, y):
+    def fit(self, X, y, sample_weight=None):
         """Build the model on (X, y), fit it and keep the results; returns self."""
-        self.results_ = self.build(X, y).fit()
+        self.results_ = self.build(X, y, sample_weight).fit()
         return self
 
     def _fitted(self):
@@ -136,14 +144,18 @@ class OrdinalClassifier:
 
     def predict(self, X):
         """Predicted classes, a ``pandas.Categorical`` of the training labels."""
-        return self._fitted().predict(X)
+        return pd.Categorical(self._fitted().predict(X))
 
     def decision_function(self, X):
         """Decision values, ndarray (m, K-1)."""
         return self._fitted().decision_function(X)
 
-    def __repr__(self):
-        shown = ", ".join(f"{k}={v!r}" for k, v in self._params.items())
+    def __sklearn_clone__(self):
+        """``clone``: a new unfitted wrapper with the same name and options."""
+        return type(self)(self.name, **self.get_params())
+
+    def __repr__(self, N_CHAR_MAX=700):
+        shown = ", ".join(f"{k}={v!r}" for k, v in self.get_params().items())
         return f"OrdinalClassifier({self.name!r}, {shown})"
 
 

@@ -3,9 +3,8 @@
 Every competitor follows the interface of :class:`nordicstats.NORDIC`:
 ``Model(endog, exog, ...)`` stores the data and the specification, ``fit()``
 returns a results object with ``predict(X)``, ``decision_function(X)``,
-``summary()`` and ``nobs``.  The response is coded once by
-:func:`nordicstats.data.encode_ordinal`; class predictions come back as a
-``pandas.Categorical`` with the user's labels.
+``summary()``, ``summary_frame()`` and ``nobs``, all from the shared bases in
+:mod:`nordicstats.ordinal` (one prediction path, one return type per ``which``).
 
 Decision values follow the NORDIC convention: an ``(n, K-1)`` array whose
 column ``k`` is positive when the observation is placed above boundary ``k``,
@@ -15,23 +14,17 @@ and the class is ``#{k : f_k(x) >= 0}`` (:func:`nordicstats.solvers.problem.pred
 from __future__ import annotations
 
 import numpy as np
+import pandas as pd
 
 from nordicstats._validation import check_positive
-from nordicstats.data import (
-    boundary_names,
-    check_consistent_length,
-    check_exog,
-    design_from_formula,
-    encode_ordinal,
-)
 from nordicstats.kernels import make_kernel
-from nordicstats.solvers.problem import predict_codes
+from nordicstats.ordinal import OrdinalModel, OrdinalResults
 
 __all__ = ["CompetitorModel", "CompetitorResults", "KernelSpec", "check_positive", "make_summary"]
 
 
-class CompetitorModel:
-    """Data and ordinal coding common to all competitors.
+class CompetitorModel(OrdinalModel):
+    """Data and ordinal coding common to all competitors (see :class:`OrdinalModel`).
 
     Parameters
     ----------
@@ -44,50 +37,7 @@ class CompetitorModel:
     """
 
     def __init__(self, endog, exog, order=None):
-        self.response = encode_ordinal(endog, order=order)
-        self.exog, self.exog_names = check_exog(exog)
-        check_consistent_length(self.response.codes.size, self.exog.shape[0])
-
-    @classmethod
-    def from_formula(cls, formula, data, subset=None, missing="drop", **kwargs):
-        """Build the model from ``"y ~ x1 + x2"``; the response is a column of ``data``.
-
-        The right-hand side goes through patsy without its intercept column
-        (the thresholds or intercepts of each method play that role); rows with
-        missing values are dropped or raise, as in :meth:`nordicstats.NORDIC.from_formula`.
-        """
-        endog, exog, _, _ = design_from_formula(formula, data, subset, missing)
-        return cls(endog, exog, **kwargs)
-
-    @property
-    def nobs(self):
-        """Number of observations n."""
-        return int(self.response.codes.size)
-
-    @property
-    def levels(self):
-        """The K ordered levels, lowest first."""
-        return self.response.levels
-
-    @property
-    def n_levels(self):
-        """K."""
-        return self.response.n_levels
-
-    @property
-    def boundary_names(self):
-        """``["a|b", ...]`` for the K-1 boundaries."""
-        return boundary_names(self.levels)
-
-    def check_new_exog(self, X):
-        """Covariates for prediction: ``None`` means the training data."""
-        if X is None:
-            return self.exog
-        values, _ = check_exog(X, name="X")
-        if values.shape[1] != self.exog.shape[1]:
-            raise ValueError(f"X has {values.shape[1]} columns but the model was fitted with "
-                             f"{self.exog.shape[1]} ({self.exog_names}).")
-        return values
+        self._set_data(endog, exog, order)
 
 
 class KernelSpec:
@@ -116,10 +66,10 @@ class KernelSpec:
         return out
 
 
-class CompetitorResults:
-    """Base results: prediction from the ``(n, K-1)`` decision values.
+class CompetitorResults(OrdinalResults):
+    """Base results of the competitors: prediction from the ``(n, K-1)`` decision values.
 
-    Subclasses implement :meth:`decision_function` and ``_summary_tables``.
+    Subclasses implement ``_decision(values)`` and ``_summary_parts``.
     """
 
     method_name = "competitor"
@@ -128,43 +78,27 @@ class CompetitorResults:
         self.model = model
         self.fit_time = float(fit_time)
 
-    @property
-    def nobs(self):
-        """Number of training observations."""
-        return self.model.nobs
-
-    @property
-    def levels(self):
-        """The K ordered levels."""
-        return self.model.levels
-
-    def decision_function(self, X=None):  # pragma: no cover - abstract
-        """Decision values, ndarray (n, K-1); positive = above boundary k."""
-        raise NotImplementedError
-
     def predict_codes(self, X=None):
-        """Predicted level codes 0..K-1, ``#{k : f_k(x) >= 0}``."""
-        return predict_codes(self.decision_function(X))
+        """Predicted level codes 0..K-1 (``#{k : f_k(x) >= 0}`` unless the model says otherwise)."""
+        return self._codes(self.model.check_new_exog(X))
 
-    def predict(self, X=None, which="class"):
-        """Predict for new covariates (``None`` = training data).
+    def cov_params(self):
+        """Covariance of the estimates; methods without one raise ``AttributeError`` saying so."""
+        raise AttributeError(f"{self.method_name} has no covariance of its estimates, so there "
+                             "are no standard errors, intervals or tests for it.")
 
-        Parameters
-        ----------
-        X : array-like of shape (m, d), optional
-        which : {"class", "decision"}, default="class"
-            ``"class"``: a ``pandas.Categorical`` of the user's labels;
-            ``"decision"``: the ``(m, K-1)`` decision values.
-        """
-        if which == "decision":
-            return self.decision_function(X)
-        if which != "class":
-            raise ValueError(f"The 'which' parameter of predict must be one of "
-                             f"{self._which_options()}. Got {which!r} instead.")
-        return self.model.response.labels(self.predict_codes(X))
+    def conf_int(self, alpha=0.05):
+        """Wald intervals; methods without a covariance raise ``AttributeError``."""
+        return self.cov_params()
 
-    def _which_options(self):
-        return ["class", "decision"]
+    def summary_frame(self, alpha=0.05):
+        """The estimates of the summary's tables, one row per (table, term), column ``coef``."""
+        tables = self._summary_parts()[2]
+        if not tables:
+            return pd.DataFrame({"coef": []}, index=pd.MultiIndex.from_tuples(
+                [], names=["block", "term"]))
+        return pd.concat({str(t.columns[0]): t.iloc[:, 0].rename("coef").to_frame()
+                          for t in tables}, names=["block", "term"])
 
     def summary(self, title=None):
         """A statsmodels ``Summary`` with the fit description and estimates."""

@@ -256,9 +256,9 @@ class ChuKeerthiResults(CompetitorResults):
         X = self.model.check_new_exog(X)
         return self.model.spec.kernel(X, self.model.exog) @ self.dual_coef
 
-    def decision_function(self, X=None):
+    def _decision(self, values):
         """``f(x) - b_k``, ndarray (m, K-1); never crossing because ``b`` is ordered."""
-        return self.score(X)[:, None] - self.thresholds.to_numpy()[None, :]
+        return self.score(values)[:, None] - self.thresholds.to_numpy()[None, :]
 
     @property
     def coef(self):

@@ -132,9 +132,8 @@ class DataReplicationResults(CompetitorResults):
         self.estimator = estimator
         self.n_support = int(estimator.support_.size)
 
-    def decision_function(self, X=None):
+    def _decision(self, X):
         """``f(x^(k))`` for every replica, ndarray (m, K-1); positive = above boundary k."""
-        X = self.model.check_new_exog(X)
         m = X.shape[0]
         values = self.estimator.decision_function(replicate(X, self.model.n_levels, self.model.h))
         return values.reshape(self.model.n_levels - 1, m).T

@@ -188,40 +188,44 @@ class OrderedLogitResults(CompetitorResults):
         """``eta = x' beta``, ndarray (m,)."""
         return self.model.check_new_exog(X) @ self.coef.to_numpy()
 
-    def decision_function(self, X=None):
+    def _decision(self, values):
         """``f_k(x) = eta - zeta_k = logit P(Y > k | x)``, ndarray (m, K-1).
 
         ``#{k : f_k >= 0}`` is the median class; :meth:`predict` uses the most
         probable class, as ``predict.polr`` does.
         """
-        return self.linear_predictor(X)[:, None] - self.thresholds.to_numpy()[None, :]
+        return self.linear_predictor(values)[:, None] - self.thresholds.to_numpy()[None, :]
+
+    def _proba(self, values):
+        cum = special.expit(-self._decision(values))  # P(Y <= k) = logistic(zeta_k - eta)
+        m = cum.shape[0]
+        return np.diff(np.hstack([np.zeros((m, 1)), cum, np.ones((m, 1))]), axis=1)
 
     def predict_proba(self, X=None):
         """Class probabilities ``P(Y = k | x)``, DataFrame (m, K) with the level labels."""
-        cum = special.expit(-self.decision_function(X))  # P(Y <= k) = logistic(zeta_k - eta)
-        m = cum.shape[0]
-        cum = np.hstack([np.zeros((m, 1)), cum, np.ones((m, 1))])
-        return pd.DataFrame(np.diff(cum, axis=1), columns=list(self.levels))
+        return pd.DataFrame(self._proba(self.model.check_new_exog(X)), columns=list(self.levels))
 
-    def predict_codes(self, X=None):
+    def _codes(self, values):
         """Most probable level (0-based codes)."""
-        return np.argmax(self.predict_proba(X).to_numpy(), axis=1)
+        return np.argmax(self._proba(values), axis=1)
 
-    def predict(self, X=None, which="class"):
+    def _predictions(self):
         """Classes, decision values, or probabilities (``which="prob"``)."""
-        if which == "prob":
-            return self.predict_proba(X)
-        return super().predict(X, which)
+        return {**super()._predictions(), "prob": (self._proba, list(self.levels))}
 
-    def _which_options(self):
-        return ["class", "decision", "prob"]
-
-    def _summary_parts(self):
+    def summary_frame(self, alpha=0.05):
+        """coef, std err, z, P>|z| and the interval, one row per (block, term)."""
         table = pd.DataFrame({"coef": self.params, "std err": self.bse, "z": self.tvalues,
                               "P>|z|": self.pvalues})
-        ci = self.conf_int()
-        table["[0.025"] = ci["lower"]
-        table["0.975]"] = ci["upper"]
+        ci = self.conf_int(alpha)
+        table[f"[{alpha / 2:g}"], table[f"{1 - alpha / 2:g}]"] = ci["lower"], ci["upper"]
+        d = self.model.exog.shape[1]
+        blocks = ["coefficients"] * d + ["thresholds"] * (table.shape[0] - d)
+        return table.set_index(pd.MultiIndex.from_arrays([blocks, list(table.index)],
+                                                         names=["block", "term"]))
+
+    def _summary_parts(self):
+        table = self.summary_frame().droplevel("block")
         right = [("Log-Likelihood:", f"{self.llf:.4f}"), ("AIC:", f"{self.aic:.4f}"),
                  ("BIC:", f"{self.bic:.4f}")]
         notes = ["logit P(Y <= k | x) = zeta_k - x'beta (MASS::polr convention); thresholds "

@@ -63,7 +63,7 @@ class OrdinalSVR(CompetitorModel):
     >>> from nordicstats.datasets import make_nonlinear
     >>> X, y = make_nonlinear(60, d=3, random_state=0)
     >>> res = OrdinalSVR(y, X, gamma=0.5).fit()
-    >>> res.predict(X.iloc[:3]).categories.tolist()
+    >>> res.predict(X.iloc[:3]).cat.categories.tolist()
     [1, 2, 3]
     """
 
@@ -145,18 +145,13 @@ class OrdinalSVRResults(CompetitorResults):
         """``g(x_i)`` at the training points."""
         return self.predict_score()
 
-    def decision_function(self, X=None):
+    def _decision(self, values):
         """``f_k(x) = g(x) - (k + 1/2)``, ndarray (m, K-1); never crossing."""
-        return self.predict_score(X)[:, None] - self.cutoffs.to_numpy()[None, :]
+        return self.predict_score(values)[:, None] - self.cutoffs.to_numpy()[None, :]
 
-    def predict(self, X=None, which="class"):
-        """Classes (``which="class"``), decision values or the score ``g(x)`` (``"score"``)."""
-        if which == "score":
-            return self.predict_score(X)
-        return super().predict(X, which)
-
-    def _which_options(self):
-        return ["class", "decision", "score"]
+    def _predictions(self):
+        """Classes, decision values, or the score ``g(x)`` (``which="score"``)."""
+        return {**super()._predictions(), "score": (self.predict_score, None)}
 
     def _summary_parts(self):
         model = self.model

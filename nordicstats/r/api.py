@@ -1,7 +1,8 @@
 """The Python functions the R package calls (one implementation, R only formats).
 
-Each function here is exposed to R under its own name (see
-:mod:`nordicstats.r.bridge`).  Fits are kept in a small in-process cache keyed
+The functions in :data:`API` are exposed to R under their own names; the bridge
+(:mod:`nordicstats.r.bridge`) registers them, and this module does not import it.
+Fits are kept in a small in-process cache keyed
 by a random id that the R object stores.  When the id is missing -- the R
 object came from ``readRDS()`` in a new session, or the cache evicted it --
 the R side sends the training data and options it keeps and
@@ -22,10 +23,13 @@ from collections import OrderedDict
 import numpy as np
 import pandas as pd
 
-from nordicstats.r.bridge import expose
+from nordicstats import theory as th
+from nordicstats.compare import OrderedLogit, OrdinalSVR
+from nordicstats.model import NORDIC
 from nordicstats.r.convert import frame_to_matrix
+from nordicstats.weighting import describe_weighting
 
-__all__ = ["fit_model", "refit_model", "has_fit", "forget_fits", "predict_model",
+__all__ = ["API", "fit_model", "refit_model", "has_fit", "forget_fits", "predict_model",
            "coef_table", "vcov_model", "confint_model", "echo", "theory", "FAMILIES",
            "THEORY", "CACHE_SIZE"]
 
@@ -36,26 +40,10 @@ _FITS = OrderedDict()
 
 
 # ----------------------------------------------------------------------------- fitting
-def _nordic_class():
-    from nordicstats.model import NORDIC
-
-    return NORDIC
-
-
-def _competitor_class(name):
-    def load():
-        from nordicstats import compare
-
-        return getattr(compare, name)
-    return load
-
-
 #: Model families R can fit: R front end -> Python model class.
-FAMILIES = {"nordic": _nordic_class, "svr": _competitor_class("OrdinalSVR"),
-            "ologit": _competitor_class("OrderedLogit")}
+FAMILIES = {"nordic": NORDIC, "svr": OrdinalSVR, "ologit": OrderedLogit}
 
 
-@expose
 def fit_model(family, y, X, args=None, response="y", key=None):
     """Fit a model of ``family`` to an R response and design matrix.
 
@@ -82,16 +70,21 @@ def fit_model(family, y, X, args=None, response="y", key=None):
     dict
         The fields of the R object (see :func:`_describe`).
     """
-    cls = _family(family)()
+    cls = _family(family)
     model_kw, fit_kw = _split_args(cls, args)
     model = cls(_response(y, response), _design(X), **model_kw)
     res = model.fit(**fit_kw)
     key = key or uuid.uuid4().hex
     _remember(key, res)
-    return _describe(family, key, res)
+    return _describe(family, key, res, _all_rows(res, X))
 
 
-@expose
+def _all_rows(res, X):
+    """The design when the fit left rows out (case weight 0), so that R's fitted values
+    cover every row of its model frame, as ``lm`` does; else None (the training rows)."""
+    return _design(X) if getattr(res.model, "n_zero_weight", 0) else None
+
+
 def refit_model(key, state, fitted_decision):
     """Re-create the fit ``key`` from the state an R object keeps; check it is the same fit.
 
@@ -103,7 +96,7 @@ def refit_model(key, state, fitted_decision):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # the original fit already reported these
         fit_model(key=key, **state)
-    refit = _decision(_FITS[key], None)
+    refit = _decision(_FITS[key], _all_rows(_FITS[key], state["X"]))
     stored = np.asarray(fitted_decision, dtype=float)
     if stored.shape != refit.shape or not np.array_equal(stored, refit):
         diff = np.max(np.abs(stored - refit)) if stored.shape == refit.shape else np.inf
@@ -116,13 +109,11 @@ def refit_model(key, state, fitted_decision):
     return True
 
 
-@expose
 def has_fit(key):
     """True when the fit ``key`` is in this Python process's cache."""
     return key in _FITS
 
 
-@expose
 def forget_fits():
     """Empty the cache (a test hook for the readRDS path); returns how many were dropped."""
     n = len(_FITS)
@@ -146,121 +137,78 @@ def _get(key):
 
 
 # ----------------------------------------------------------------------------- results
-@expose
 def predict_model(key, X, type="class"):
-    """Predictions for new rows: the user's ordered levels, or a matrix/vector.
+    """Predictions for new rows: ``predict(X, which=type)`` of the fit, as R values.
 
-    ``type`` is passed to the results' ``predict(X, which=type)``: ``"class"``
-    and ``"decision"`` for every family, ``"prob"`` for ``ologit`` and
-    ``"score"`` for ``svr``.
+    ``"class"`` and ``"decision"`` for every family, ``"prob"`` for ``ologit`` and
+    ``"score"`` for ``svr``; rows with a missing covariate give NA.
     """
-    res = _get(key)
-    out = res.predict(_design(X), which=type)
-    if type == "class":
-        return pd.Categorical(out)
-    if type == "decision":
-        return _boundary_matrix(res, out)
+    out = _get(key).predict(_design(X), which=type)
     if isinstance(out, pd.DataFrame):
         return frame_to_matrix(out.reset_index(drop=True))
-    return np.asarray(out, dtype=float)
+    if isinstance(out, pd.Series) and not isinstance(out.dtype, pd.CategoricalDtype):
+        return out.to_numpy(dtype=float)
+    return pd.Categorical(out)
 
 
-@expose
+#: summary_frame() columns -> the names R's summary prints.
+_R_COLUMNS = {"coef": "Estimate", "std err": "Std. Error", "z": "z value", "P>|z|": "Pr(>|z|)"}
+
+
 def coef_table(key):
-    """Coefficient table for R's summary, one row per (block, term).
+    """``summary_frame()`` of the fit for R's summary, one row per (block, term).
 
     Columns ``block`` (a boundary name for NORDIC, ``"coefficients"`` or
-    ``"thresholds"`` for the ordered logit), ``term``, ``Estimate`` and, when
-    the results provide inference, ``Std. Error``, ``z value``, ``Pr(>|z|)``
-    (taken from ``bse``/``pvalues`` when the results have them, else from the
-    diagonal of ``cov_params()``).  ``note`` says why standard errors are absent;
+    ``"thresholds"`` for the ordered logit), ``term``, ``Estimate`` and, when the
+    results provide inference, ``Std. Error``, ``z value``, ``Pr(>|z|)`` -- the
+    numbers Python computed.  ``note`` says why standard errors are absent;
     ``sources`` (NORDIC) gives, per boundary, the estimator behind its standard errors
-    ("bahadur", "bootstrap" or "none") and the reason.
+    ("bahadur", "bootstrap" or "none") and the reason (``cov_sources``).
     """
     res = _get(key)
-    if hasattr(res, "thresholds"):  # ordered logit: beta then zeta, as polr
-        est = res.params
-        blocks = ["coefficients"] * res.coef.size + ["thresholds"] * res.thresholds.size
-        table = pd.DataFrame({"block": blocks, "term": list(map(str, est.index)),
-                              "Estimate": est.to_numpy()})
-    else:
-        table = _nordic_table(res)
-    note = None
-    try:
-        se = _standard_errors(res, len(table))
-    except Exception as exc:  # no inference for this fit: say why, show the estimates
-        se, note = None, str(exc)
-    if se is not None:
-        from scipy import stats
-
-        table["Std. Error"] = se
-        table["z value"] = table["Estimate"] / se
-        table["Pr(>|z|)"] = 2 * stats.norm.sf(np.abs(table["z value"]))
-    return {"table": table, "note": note, "sources": _cov_sources(res, se)}
+    frame = res.summary_frame()
+    blocks, terms = (frame.index.get_level_values(i) for i in (0, 1))
+    table = pd.DataFrame({"block": list(map(str, blocks)),
+                          "term": ["(Intercept)" if t == "Intercept" else str(t) for t in terms]})
+    for column, r_name in _R_COLUMNS.items():
+        if column in frame.columns:
+            table[r_name] = frame[column].to_numpy(dtype=float)
+    has_se = "std err" in frame.columns
+    return {"table": table, "note": None if has_se else _no_se_reason(res),
+            "sources": _cov_sources(res) if has_se else None}
 
 
-def _cov_sources(res, se):
+def _cov_sources(res):
     """Per boundary: the estimator behind the standard errors and why (NORDIC fits)."""
-    if se is None or not hasattr(res, "cov_sources"):
+    if not hasattr(res, "cov_sources"):
         return None
     sources = res.cov_sources
-    if sources.empty:
-        return None
     return pd.DataFrame({"boundary": list(map(str, sources.index)),
                          "estimator": sources["estimator"].to_numpy(),
                          "reason": sources["reason"].to_numpy()})
 
 
-def _nordic_table(res):
-    params = res.params if res.model.kernel.is_linear else res.intercept.to_frame().T
-    rows = [(b, t) for b in params.columns for t in params.index]
-    return pd.DataFrame({"block": [b for b, _ in rows],
-                         "term": ["(Intercept)" if t == "Intercept" else str(t) for _, t in rows],
-                         "Estimate": params.to_numpy().T.ravel()})
+def _no_se_reason(res):
+    try:
+        res.cov_params()
+    except Exception as exc:  # the results say why they have no covariance
+        return str(exc)
+    return None
 
 
-def _standard_errors(res, size):
-    kernel = getattr(res.model, "kernel", None)
-    if kernel is not None and not kernel.is_linear:
-        raise ValueError("standard errors exist for kernel = \"linear\" only; kernel fits "
-                         "have no coefficients to test.")
-    if hasattr(res, "bse"):
-        se = np.asarray(res.bse, dtype=float).T.ravel()
-    elif hasattr(res, "cov_params"):
-        se = np.sqrt(np.diag(np.asarray(res.cov_params(), dtype=float)))
-    else:
-        raise AttributeError(_no_inference(res, "summary()"))
-    if se.size != size:
-        raise ValueError(f"the results give {se.size} standard errors for {size} estimates.")
-    return se
-
-
-def _no_inference(res, caller):
-    return (f"{type(res).__name__} has no cov_params() in this version of nordicstats, so "
-            f"{caller} has no standard errors to use.")
-
-
-@expose
 def vcov_model(key):
     """``cov_params()`` of the fit as a matrix with the parameter names."""
-    res = _get(key)
-    if not hasattr(res, "cov_params"):
-        raise AttributeError(_no_inference(res, "vcov()"))
-    return _as_matrix(res.cov_params(), "cov_params()")
+    return _as_matrix(_get(key).cov_params(), "cov_params()")
 
 
-@expose
 def confint_model(key, level=0.95):
     """``conf_int(alpha = 1 - level)`` of the fit as a two-column matrix."""
     res = _get(key)
-    if not hasattr(res, "conf_int"):
-        raise AttributeError(_no_inference(res, "confint()").replace("cov_params", "conf_int"))
     if isinstance(level, bool) or not isinstance(level, (int, float)) or not 0 < level < 1:
         raise ValueError(f"level must be a number in (0, 1); got {level!r}.")
     return _as_matrix(res.conf_int(alpha=1.0 - level), "conf_int()")
 
 
-@expose
 def parallel_test_model(key):
     """``test_parallel()`` of a linear NORDIC fit: statistic, df, p-value and method text."""
     test = _get(key).test_parallel()
@@ -283,7 +231,6 @@ def _as_matrix(value, what):
     raise TypeError(f"{what} returned {type(value).__name__}; the bridge expects a DataFrame.")
 
 
-@expose
 def echo(x):
     """Return ``x`` unchanged: R -> Python -> R, for the round-trip tests."""
     return x
@@ -294,11 +241,8 @@ THEORY = ("bayes_rule_ordinal", "bayes_rule_multiclass", "upper_tail", "conditio
           "prediction_risks", "loss_matrix", "fisher_consistency")
 
 
-@expose
 def theory(name, args=None):
     """Call ``nordicstats.theory.<name>(**args)``; results become plain R values."""
-    from nordicstats import theory as th
-
     if name not in THEORY:
         raise ValueError(f"unknown theory helper {name!r}; available: {list(THEORY)}.")
     out = getattr(th, name)(**dict(args or {}))
@@ -359,20 +303,19 @@ def _decision(res, X):
 
 
 def _boundary_matrix(res, values):
-    names = list(res.model.boundary_names)
-    return frame_to_matrix(pd.DataFrame(np.asarray(values, dtype=float), columns=names))
+    return frame_to_matrix(pd.DataFrame(values, columns=list(res.boundary_names)))
 
 
-def _describe(family, key, res):
-    """Fields of the R object: common ones plus the family's own."""
+def _describe(family, key, res, X=None):
+    """Fields of the R object: common ones plus the family's own (fitted values at X)."""
     common = {
         "key": key,
         "family": family,
         "levels": _strings(res.model.levels),
         "boundaries": _strings(res.model.boundary_names),
         "nobs": int(res.nobs),
-        "fitted_decision": _boundary_matrix(res, _decision(res, None)),
-        "fitted_class": pd.Categorical(res.predict(which="class")),
+        "fitted_decision": _boundary_matrix(res, _decision(res, X)),
+        "fitted_class": pd.Categorical(res.predict(X, which="class")),
     }
     return {**common, **_DESCRIBE[family](res)}
 
@@ -395,6 +338,7 @@ def _describe_nordic(res):
         "crossing_rate": res.crossing_rate(),
         "noncrossing": model.noncrossing,
         "penalty": model.penalty,
+        "weighting": describe_weighting(model.weights, model.cost, model.levels)[1],
     }
 
 
@@ -424,3 +368,8 @@ def _describe_ologit(res):
 
 
 _DESCRIBE = {"nordic": _describe_nordic, "svr": _describe_svr, "ologit": _describe_ologit}
+
+
+#: The functions R calls, by their own names (registered by :mod:`nordicstats.r.bridge`).
+API = (fit_model, refit_model, has_fit, forget_fits, predict_model, coef_table, vcov_model,
+       confint_model, parallel_test_model, echo, theory)

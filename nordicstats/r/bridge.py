@@ -21,12 +21,14 @@ from __future__ import annotations
 import traceback
 import warnings
 
+from nordicstats.r import api
 from nordicstats.r._rpy2 import initialize, ri
 from nordicstats.r.convert import py_to_r, r_to_py
 
 __all__ = ["expose", "exposed", "dispatch_python", "attach", "register"]
 
-_EXPOSED = {}
+# The one place the R API is registered; expose() adds more (e.g. in tests).
+_EXPOSED = {func.__name__: func for func in api.API}
 # Warnings meant for developers (of nordicstats or its dependencies), not R users.
 _DEVELOPER_WARNINGS = (DeprecationWarning, PendingDeprecationWarning, ImportWarning)
 # rpy2 trap: an rternalized function must stay referenced from Python, or the
@@ -132,7 +134,5 @@ def attach(package="nordicstats"):
         The package's ``.bridge`` environment.
     """
     initialize()
-    import nordicstats.r.api  # noqa: F401  (registers the exposed functions)
-
     ns = ri.baseenv["loadNamespace"](ri.StrSexpVector([package]))
     return register(ns.find(".bridge"))

@@ -7,12 +7,15 @@ method      solvers
 =========== =============================================================
 bsvm        ``"quadprog"`` (dual), ``"decomposition"``, ``"primal"`` (linear, PIQP)
 nordic1     ``"quadprog"`` (the paper's Wolfe dual), ``"decomposition"``, ``"primal"``
-nordic0     ``"quadprog"`` (primal QP)
+nordic0     ``"active_set"`` (exact: increments + decomposition dual), ``"quadprog"``
+            (primal QP with a ridge; the reference, inexact on ill-conditioned K)
 nordic2     ``"scip"`` (mixed-integer program through pyscipopt)
 =========== =============================================================
 
 Solver modules register themselves in :data:`SOLVERS` lazily, so optional
-dependencies (pyscipopt) load only when used.
+dependencies (pyscipopt) load only when used.  Every result carries a certificate
+(:mod:`nordicstats.solvers.certificate`): ``status == "optimal"`` only when the
+relative gap is at most 1e-6 and the largest violation at most 1e-7.
 """
 
 from __future__ import annotations
@@ -25,7 +28,7 @@ from nordicstats.solvers.problem import METHODS, NONCROSSING, NordicProblem
 from nordicstats.solvers.result import SolverResult
 
 __all__ = ["solve", "NordicProblem", "SolverResult", "SOLVERS", "METHODS", "NONCROSSING",
-           "choose_solver", "AUTO_QUADPROG_MAX_ROWS", "AUTO_PRIMAL_MIN_ROWS"]
+           "choose_solver", "AUTO_PRIMAL_MIN_ROWS"]
 
 # solver name -> (module, function, methods it handles)
 SOLVERS = {
@@ -34,13 +37,17 @@ SOLVERS = {
     "decomposition": ("nordicstats.solvers.decomposition", "solve_dual_decomposition",
                       ("bsvm", "nordic1")),
     "primal": ("nordicstats.solvers.linear_primal", "solve_linear_primal", ("bsvm", "nordic1")),
+    "active_set": ("nordicstats.solvers.nordic0", "solve_nordic0_active_set", ("nordic0",)),
 }
 
-# solver="auto" keeps quadprog (the exact dense reference) while n(K-1) is at most this;
-# above it, linear problems go to the sparse primal (PIQP, when installed) and the
-# others to the decomposition solver.  quadprog's cost grows like (n(K-1))^3.5:
-# ~0.1 s at n(K-1) = 200, ~10 s at 800 (shared/notes/solvers.md).
-AUTO_QUADPROG_MAX_ROWS = 200
+# solver="auto" never picks quadprog for the l2 problems.  Measured
+# (benchmarks/bench_nordic0.py --part auto, docs/notes/solvers.md): the decomposition
+# solver ties quadprog at n(K-1) = 40 and is faster from 60 on (BSVM 0.009 vs 0.030 s,
+# NORDIC-1 0.018 vs 0.126 s at n(K-1) = 100; quadprog grows like (n(K-1))^3.5), and
+# quadprog's ridged dual misses the certificate's 1e-7 dual-feasibility tolerance on
+# 4 of 258 small random problems (n = 12-30, K = 3-4), where the decomposition solver
+# certifies every one.
+#
 # Linear problems go to the sparse primal (PIQP) above this many rows n(K-1); it
 # returns w (coef) and no dual_coef, and never needs the n x n Gram matrix.
 AUTO_PRIMAL_MIN_ROWS = 4000
@@ -49,8 +56,7 @@ AUTO_PRIMAL_MIN_ROWS = 4000
 def choose_solver(problem):
     """The solver ``solver="auto"`` picks for this problem (by method and size).
 
-    * ``nordic2``: ``"scip"``; ``nordic0``: ``"quadprog"``;
-    * ``bsvm``/``nordic1`` with n(K-1) <= :data:`AUTO_QUADPROG_MAX_ROWS`: ``"quadprog"``;
+    * ``nordic2``: ``"scip"``; ``nordic0``: ``"active_set"``;
     * linear problems with n(K-1) > :data:`AUTO_PRIMAL_MIN_ROWS`: ``"primal"`` (sparse
       QP in w with PIQP) when PIQP is installed;
     * the others: ``"decomposition"``.
@@ -62,9 +68,9 @@ def choose_solver(problem):
     """
     if problem.method == "nordic2":
         return "scip"
-    if problem.method == "nordic0" or problem.penalty != "l2":
-        return "quadprog"
-    if problem.n * problem.n_boundaries <= AUTO_QUADPROG_MAX_ROWS:
+    if problem.method == "nordic0":
+        return "active_set"
+    if problem.penalty != "l2":
         return "quadprog"
     if (problem.X is not None and problem.n * problem.n_boundaries > AUTO_PRIMAL_MIN_ROWS
             and importlib.util.find_spec("piqp") is not None):

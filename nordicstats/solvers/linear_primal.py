@@ -3,7 +3,7 @@
 Variables x = (w_1..w_{K-1}, b, xi) with w_k in R^d (paper, eq. linearNORDIC with
 C = 1/lambda):
 
-    min  sum_k 1/2 ||w_k||^2 + C sum_{k,i} xi_{k,i}
+    min  sum_k 1/2 ||w_k||^2 + C sum_{k,i} c_{i,k} xi_{k,i}     (c: hinge weights, 1 unweighted)
     s.t. y_ik (x_i'w_k + b_k) + xi_{k,i} >= 1,  xi >= 0                 (hinge rows)
          joint:    x_i'(w_k - w_{k+1}) + b_k - b_{k+1} >= 0 for all i    (Section 5.2)
          separate: x_i'(w_k - w_{k+1}) >= 0 for all i,  b_k >= b_{k+1}   (eqs. primal_constraint3-4)
@@ -26,14 +26,13 @@ matrix X X' (n x n floats) and larger ones raise a
 from __future__ import annotations
 
 import time
-import warnings
 
 import numpy as np
 from scipy import sparse
 
-from nordicstats.exceptions import SolverError, SolverLimitWarning, missing_dependency
+from nordicstats.exceptions import SolverError, missing_dependency
+from nordicstats.solvers.certificate import certified_result
 from nordicstats.solvers.problem import NordicProblem
-from nordicstats.solvers.result import SolverResult
 
 __all__ = ["solve_linear_primal", "FALLBACK_MAX_N"]
 
@@ -76,8 +75,8 @@ def solve_linear_primal(problem, tol=1e-9, feas_tol=DEFAULT_FEAS_TOL,
     -------
     SolverResult
         ``coef`` (d, K-1), ``intercept``, ``dual_coef=None``; ``multipliers``
-        alpha (n, K-1), phi (n, K-2), gamma (K-2); ``kkt_residual`` is the relative
-        duality gap (P - D) / max(1, |P|) recomputed from the multipliers.
+        alpha (n, K-1), phi (n, K-2), gamma (K-2); the certificate (gap =
+        ``kkt_residual``, ``max_violation``) is recomputed from them.
 
     Notes
     -----
@@ -131,8 +130,9 @@ def _screened_state(piqp, problem, tol, max_iter):
     n, m = problem.signs.shape
     size = max(SCREEN_SUBSAMPLE, n // 10)
     sub = np.sort(np.random.default_rng(0).choice(n, size=min(size, n), replace=False))
+    weights = None if problem.hinge_weights is None else problem.hinge_weights[sub]
     small = NordicProblem(gram=None, signs=problem.signs[sub], C=problem.C * n / sub.size,
-                          method="bsvm", X=problem.X[sub])
+                          method="bsvm", X=problem.X[sub], hinge_weights=weights)
     layout = _Layout(small, np.zeros((sub.size, m), int))
     w, b = layout.unpack(_solve_once(piqp, small, layout, np.zeros((0, 2), int), tol,
                                      max_iter).x)
@@ -186,11 +186,12 @@ class _Layout:
         return w, x[self.n_w:self.n_w + self.m]
 
     def linear_term(self, problem):
-        """c: C for each slack, and -C sum over AT_C rows of y_ik (x_i, 1) for (w_k, b_k)."""
-        at_c = (self.state == AT_C) * problem.signs  # (n, m) of y or 0
-        c_w = -problem.C * (problem.X.T @ at_c)  # (d, m)
-        c_b = -problem.C * at_c.sum(axis=0)
-        return np.concatenate([c_w.T.ravel(), c_b, np.full(self.n_xi, problem.C)])
+        """c: C c_ik for each slack; -sum over AT_C rows of C c_ik y_ik (x_i, 1) for (w_k, b_k)."""
+        U = problem.upper_bounds
+        at_c = (self.state == AT_C) * problem.signs * U  # (n, m) of C c y or 0
+        c_w = -(problem.X.T @ at_c)  # (d, m)
+        c_b = -at_c.sum(axis=0)
+        return np.concatenate([c_w.T.ravel(), c_b, U[self.i, self.k]])
 
     def hinge_rows(self, problem):
         """G (explicit rows x size) for y_ik (x_i'w_k + b_k) + xi_ik >= 1."""
@@ -276,8 +277,9 @@ def _violated_rows(problem, w, b, feas_tol, present):
 def _multipliers(problem, layout, sol, rows):
     n, m = layout.n, layout.m
     z = np.asarray(sol.z_l) - np.asarray(sol.z_u)
-    alpha = np.where(layout.state == AT_C, problem.C, 0.0)
-    alpha[layout.i, layout.k] = np.clip(z[:layout.n_xi], 0.0, problem.C)
+    U = problem.upper_bounds
+    alpha = np.where(layout.state == AT_C, U, 0.0)
+    alpha[layout.i, layout.k] = np.clip(z[:layout.n_xi], 0.0, U[layout.i, layout.k])
     pos = layout.n_xi
     gamma = np.zeros(max(m - 1, 0))
     if layout.separate:
@@ -289,36 +291,22 @@ def _multipliers(problem, layout, sol, rows):
     return alpha, phi, gamma
 
 
-def _dual_objective(problem, alpha, phi):
-    """e'alpha - 1/2 sum_k ||X' omega_k||^2, omega_k = y_k alpha_k + phi_k - phi_{k-1}."""
-    omega = problem.signs * alpha
-    if phi.shape[1]:
-        omega[:, :-1] += phi
-        omega[:, 1:] -= phi
-    W = problem.X.T @ omega
-    return float(alpha.sum() - 0.5 * np.sum(W * W))
-
-
 def _result(problem, layout, sol, rows, status, rounds, iters, elapsed):
-    w, b = layout.unpack(np.asarray(sol.x))
+    from nordicstats.solvers.decomposition import intercepts_by_pooling
+
+    w, _ = layout.unpack(np.asarray(sol.x))
+    # Exact intercepts for this w (the paper's LP, by pooling): the interior-point b is
+    # one of them only up to tolerance, and an arbitrary one when they form an interval.
+    b = intercepts_by_pooling(problem, problem.X @ w)
     alpha, phi, gamma = _multipliers(problem, layout, sol, rows)
-    primal = problem.objective(None, b, coef=w)
-    dual = _dual_objective(problem, alpha, phi)
-    gap = (primal - dual) / max(1.0, abs(primal))
     tiny = 1e-7 * max(1.0, problem.C)
     active_mask = phi > tiny
-    message = (f"PIQP: {status} after {rounds} solve(s) with {rows.shape[0]} noncrossing rows; "
-               f"relative duality gap {gap:.3g}")
-    if status != "optimal":
-        warnings.warn(message, SolverLimitWarning, stacklevel=3)
-    return SolverResult(
-        dual_coef=None, intercept=b, objective=primal, solver="primal", status=status,
-        message=message, iterations=iters, time=elapsed,
-        max_violation=problem.noncrossing_violation(None, b, coef=w), kkt_residual=abs(gap),
-        coef=w, multipliers={"alpha": alpha, "phi": phi, "gamma": gamma},
-        info={"dual_objective": dual, "rounds": rounds, "rows_added": int(rows.shape[0]),
+    return certified_result(
+        problem, "primal", None, b, {"alpha": alpha, "phi": phi, "gamma": gamma},
+        status=status, coef=w, iterations=iters, time=elapsed,
+        detail=f"PIQP, {rounds} solve(s) with {rows.shape[0]} noncrossing rows",
+        info={"rounds": rounds, "rows_added": int(rows.shape[0]),
               "explicit_hinge_rows": layout.n_xi,
               "active_noncrossing": int(active_mask.sum()), "active_mask": active_mask,
               "active_intercept_order": int(np.sum(gamma > tiny)),
-              "piqp_duality_gap_rel": float(sol.info.duality_gap_rel)},
-    )
+              "piqp_duality_gap_rel": float(sol.info.duality_gap_rel)})

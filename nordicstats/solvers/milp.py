@@ -8,10 +8,11 @@ k = 1, ..., K-2 at least one of
 
 holds.  With hinge slacks xi and the l1 penalty the problem is
 
-    min  sum_k ||omega_k||_1 + C sum_{k,i} xi_{k,i}
+    min  sum_k ||omega_k||_1 + C sum_{k,i} c_{i,k} xi_{k,i}
     s.t. y_i^(k) f_k(x_i) + xi_{k,i} >= 1,  xi >= 0,  (i) or (ii) for all i, k,
 
-with f_k = K omega_k + b_k; ``penalty="l2"`` replaces the l1 norm by
+with f_k = K omega_k + b_k and c the hinge weights (``problem.upper_bounds`` = C c,
+c = 1 unweighted); ``penalty="l2"`` replaces the l1 norm by
 1/2 omega_k' K omega_k (a mixed-integer QP, the extension the paper anticipates)
 and linear problems (``problem.X`` given) put the penalty on w_k.
 
@@ -74,6 +75,7 @@ from nordicstats.exceptions import (
     SolverLimitWarning,
     missing_dependency,
 )
+from nordicstats.solvers.certificate import certify_mip
 from nordicstats.solvers.problem import NordicProblem, count_crossings
 from nordicstats.solvers.result import SolverResult
 
@@ -303,6 +305,8 @@ def _point(problem, design, theta, b, origin):
 def _boundary_lp(Z, y, C, signs=None, margin=0.0):
     """One L1-SVM LP, optionally with f(x_i) >= 0 (signs = +1) / <= -margin (-1).
 
+    ``C`` is the slack cost of each row (array of length n: C c_{i,k}).
+
     Variables (theta+, theta-, b, xi); returns (theta, b) or None if infeasible.
     """
     n, m = Z.shape
@@ -313,7 +317,7 @@ def _boundary_lp(Z, y, C, signs=None, margin=0.0):
         sZ = signs[:, None] * Z
         rows.append(sparse.hstack([-sZ, sZ, -signs[:, None], sparse.csr_matrix((n, n))]))
         rhs.append(np.where(signs > 0, 0.0, -margin))
-    cost = np.concatenate([np.ones(2 * m), [0.0], np.full(n, C)])
+    cost = np.concatenate([np.ones(2 * m), [0.0], np.broadcast_to(C, (n,))])
     bounds = [(0, None)] * (2 * m) + [(None, None)] + [(0, None)] * n
     lp = linprog(cost, A_ub=sparse.vstack(rows).tocsc(), b_ub=np.concatenate(rhs),
                  bounds=bounds, method="highs", options=_HIGHS)
@@ -327,7 +331,7 @@ def _boundary_lp(Z, y, C, signs=None, margin=0.0):
 
 def _relaxation(problem, design):
     """K-1 independent L1-SVM LPs: (theta, b, lower bound)."""
-    solved = [_boundary_lp(design.Z, problem.signs[:, k], problem.C)
+    solved = [_boundary_lp(design.Z, problem.signs[:, k], problem.upper_bounds[:, k])
               for k in range(problem.n_boundaries)]
     theta = np.column_stack([s[0] for s in solved])
     b = np.array([s[1] for s in solved])
@@ -356,7 +360,8 @@ def _repaired(problem, design, theta, b, origin):
     signs = _monotone_signs(design.values(theta, b), 2 * SIGN_MARGIN)
     solved = []
     for k in range(problem.n_boundaries):
-        out = _boundary_lp(design.Z, problem.signs[:, k], problem.C, signs[:, k], 2 * SIGN_MARGIN)
+        out = _boundary_lp(design.Z, problem.signs[:, k], problem.upper_bounds[:, k], signs[:, k],
+                           2 * SIGN_MARGIN)
         if out is None:
             return None
         solved.append(out)
@@ -366,8 +371,19 @@ def _repaired(problem, design, theta, b, origin):
 
 
 def _constant_point(problem, design):
-    """omega = 0, b_k = +1 where most y^(k) are +1 else -1: always feasible."""
-    b = np.where((problem.signs > 0).sum(axis=0) * 2 >= problem.n, 1.0, -1.0)
+    """omega = 0 and the cheapest feasible constant signs b = (+1, .., +1, -1, .., -1).
+
+    b_k = +1 costs 2 C c_ik on the rows with y^(k) = -1, b_k = -1 on those with +1.
+    Unweighted, the shares of y^(k) = +1 decrease in k and this is the majority
+    vote (ties to +1); with weights the pattern is chosen among the K monotone ones.
+    """
+    U = problem.upper_bounds
+    neg = np.sum(U * (problem.signs < 0), axis=0)  # cost of b_k = +1 (halved)
+    pos = np.sum(U * (problem.signs > 0), axis=0)  # cost of b_k = -1
+    m = problem.n_boundaries
+    total = [neg[:t].sum() + pos[t:].sum() for t in range(m + 1)]
+    t = m - int(np.argmin(total[::-1]))  # the largest t among the cheapest
+    b = np.where(np.arange(m) < t, 1.0, -1.0)
     return _point(problem, design, np.zeros((design.Z.shape[1], problem.n_boundaries)), b,
                   "constant classifiers")
 
@@ -376,7 +392,8 @@ def _nordic1_point(problem, design):
     from nordicstats.solvers import solve
 
     res = solve(NordicProblem(problem.gram, problem.signs, problem.C, method="nordic1",
-                              noncrossing="joint", penalty="l2", X=problem.X))
+                              noncrossing="joint", penalty="l2", X=problem.X,
+                              hinge_weights=problem.hinge_weights))
     theta = design.theta_from(res.dual_coef, res.coef)
     b = _polish(problem, design, theta, res.intercept)
     return None if b is None else _point(problem, design, theta, b, "NORDIC-1")
@@ -445,7 +462,7 @@ def _build_model(scip, problem, design, formulation, upper):
         linear = design.Z @ h["theta"]
     h["b"] = model.addMatrixVar(m, name="b", lb=-b_bound, ub=b_bound)
     h["F"] = model.addMatrixVar((n, m), name="f", lb=-f_bound, ub=f_bound)
-    h["xi"] = model.addMatrixVar((n, m), name="xi", lb=0.0, obj=problem.C)
+    h["xi"] = model.addMatrixVar((n, m), name="xi", lb=0.0, obj=problem.upper_bounds)
     for k in range(m):
         model.addMatrixCons(h["F"][:, k] - linear[:, k] - h["b"][k] == 0.0)
     model.addMatrixCons(problem.signs * h["F"] + h["xi"] >= 1.0)
@@ -556,11 +573,13 @@ def _finish(problem, design, points, scip_dual, relaxed, formulation, start, sta
               if d is not None and np.isfinite(d) and abs(d) < 1e19]
     # Both bounds hold up to solver tolerance; never report one above the primal value.
     dual = min(max(bounds), objective) if bounds else -np.inf
-    gap = _relative_gap(objective, dual)
+    cert = certify_mip(problem, omega, best.b, coef, dual, _relative_gap(objective, dual))
+    if status == "optimal" and not cert.certified:
+        status = "inaccurate"
     if status not in ("optimal", "gap_limit"):
-        warnings.warn(f"SCIP stopped at its {status.replace('_', ' ')} ({message!r}); returning "
+        warnings.warn(f"SCIP stopped with status {status!r} ({message!r}); returning "
                       f"the best NORDIC-2 solution found ({best.origin}), objective "
-                      f"{objective:.6g}, dual bound {dual:.6g}, relative gap {gap:.3g}.",
+                      f"{objective:.6g}, dual bound {dual:.6g}; {cert.describe()}.",
                       SolverLimitWarning, stacklevel=3)
     info = dict(info, formulation=formulation, solution_origin=best.origin,
                 starting_points={p.origin: p.objective for p in points if p.origin != "scip"},
@@ -568,9 +587,10 @@ def _finish(problem, design, points, scip_dual, relaxed, formulation, start, sta
                 sign_margin=SIGN_MARGIN)
     return SolverResult(
         dual_coef=omega, intercept=best.b, objective=objective, solver="scip", status=status,
-        message=message, iterations=int(info["nodes"]), time=time.perf_counter() - start,
-        max_violation=problem.noncrossing_violation(omega, best.b, coef), kkt_residual=gap,
-        coef=coef, multipliers={}, primal_bound=objective, dual_bound=dual, gap=gap, info=info)
+        message=message, iterations=int(info["nodes"]),
+        time=time.perf_counter() - start, max_violation=cert.max_violation,
+        kkt_residual=cert.gap, coef=coef, multipliers={}, primal_bound=objective,
+        dual_bound=dual, gap=cert.gap, info=info, certificate=cert)
 
 
 def _relative_gap(primal, dual):

@@ -31,9 +31,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
-__all__ = ["NordicProblem", "METHODS", "NONCROSSING"]
+__all__ = ["NordicProblem", "METHODS", "METHOD_NAMES", "NONCROSSING"]
 
+#: The NORDIC methods, and their names in the paper (summaries, plots).
 METHODS = ("bsvm", "nordic0", "nordic1", "nordic2")
+METHOD_NAMES = {"bsvm": "BSVM", "nordic0": "NORDIC-0", "nordic1": "NORDIC-1", "nordic2": "NORDIC-2"}
 NONCROSSING = ("separate", "joint")
 
 

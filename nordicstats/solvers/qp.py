@@ -1,7 +1,10 @@
 """The paper's Wolfe dual of NORDIC-0/1 and BSVM, solved with quadprog.
 
 NORDIC-0 is solved in the primal instead (:func:`solve_primal_quadprog`): its dual
-needs K^{-1}, which is numerically unusable for typical RBF Gram matrices.
+needs K^{-1}, which is numerically unusable for typical RBF Gram matrices.  That path
+is kept as a reference; ``solver="active_set"`` (:mod:`nordicstats.solvers.nordic0`)
+is the exact one.  Every answer carries a certificate
+(:mod:`nordicstats.solvers.certificate`).
 
 Dual variables (paper, Section 3.3): alpha (n, K-1) for the hinge constraints,
 phi (n, K-2) for the noncrossing constraints on the training points and, for the
@@ -17,7 +20,9 @@ and the dual problem is
     min_theta  1/2 sum_k omega_k' K omega_k - e' alpha
     s.t.       y_k' alpha_k + (gamma_k - gamma_{k-1}) = 0          (separate, eq. KKT_b)
                y_k' alpha_k + e'(phi_k - phi_{k-1}) = 0            (joint form)
-               0 <= alpha <= C,  phi >= 0,  gamma >= 0.
+               0 <= alpha <= C c,  phi >= 0,  gamma >= 0,
+
+with c the hinge weights (:attr:`NordicProblem.upper_bounds` = C c; c = 1 unweighted).
 
 quadprog (Goldfarb-Idnani) needs a positive definite Hessian, but this one is
 only semi-definite, so a ridge ``rho * I`` is added.  ``rho`` is relative to the
@@ -39,7 +44,7 @@ from scipy import sparse
 from scipy.optimize import linprog
 
 from nordicstats.exceptions import SolverError
-from nordicstats.solvers.result import SolverResult
+from nordicstats.solvers.certificate import certified_result
 
 __all__ = ["solve_quadprog", "solve_dual_quadprog", "solve_primal_quadprog", "fit_intercepts",
            "dual_layout"]
@@ -95,11 +100,11 @@ def _dual_matrices(problem):
 
 
 def _inequalities(problem, size):
-    """quadprog inequality columns (C' theta >= b): 0 <= alpha <= C, phi >= 0, gamma >= 0."""
+    """quadprog inequality columns (C' theta >= b): 0 <= alpha <= C c, phi >= 0, gamma >= 0."""
     n_alpha, _, _ = dual_layout(problem)
     eye = np.eye(size)
     Cmat = np.hstack([eye, -eye[:, :n_alpha]])
-    bvec = np.concatenate([np.zeros(size), -problem.C * np.ones(n_alpha)])
+    bvec = np.concatenate([np.zeros(size), -_alpha_bounds(problem)])
     return Cmat, bvec
 
 
@@ -139,12 +144,21 @@ def solve_dual_quadprog(problem, ridge=None, refinements=DEFAULT_REFINEMENTS):
     H, a, E = _dual_matrices(problem)
     size = H.shape[0]
     rho = ridge * max(float(np.mean(np.diag(H))), 1e-12)
-    G = H + rho * np.eye(size)
+    # alphas whose bound C c_ik is 0 (weight 0) are fixed at 0 and left out: quadprog
+    # fails on the degenerate pair 0 <= alpha <= 0
+    free = np.ones(size, dtype=bool)
+    free[:dual_layout(problem)[0]] = _alpha_bounds(problem) > 0
     Cineq, bineq = _inequalities(problem, size)
-    Cmat = np.hstack([E.T, Cineq])
-    bvec = np.concatenate([np.zeros(E.shape[0]), bineq])
-    theta, iterations = _prox_quadprog(G, a, Cmat, bvec, E.shape[0], rho, refinements,
-                                       problem, problem.C)
+    Cineq = Cineq[free]
+    used = np.any(Cineq != 0, axis=0)
+    Ef = E[:, free]
+    Ef = Ef[np.any(Ef != 0, axis=1)]
+    G = H[np.ix_(free, free)] + rho * np.eye(int(free.sum()))
+    Cmat = np.hstack([Ef.T, Cineq[:, used]])
+    bvec = np.concatenate([np.zeros(Ef.shape[0]), bineq[used]])
+    theta = np.zeros(size)
+    theta[free], iterations, _ = _prox_quadprog(G, a[free], Cmat, bvec, Ef.shape[0], rho,
+                                                refinements, problem, problem.C)
     theta = _clip_to_bounds(theta, problem)
     omega = _omega_from_theta(problem, theta)
     b = fit_intercepts(problem, problem.gram @ omega)
@@ -173,13 +187,18 @@ def _prox_quadprog(G, a, Cmat, bvec, meq, rho, refinements, problem, scale):
         iterations += int(sol[3][0])
         if step and moved <= 1e-9 * max(1.0, scale):
             break
-    return x, iterations
+    return x, iterations, sol[4]
+
+
+def _alpha_bounds(problem):
+    """Upper bounds of alpha in the dual's k-major order (alpha_{k,i} at k n + i)."""
+    return problem.upper_bounds.T.reshape(-1)
 
 
 def _clip_to_bounds(theta, problem):
     n_alpha, _, _ = dual_layout(problem)
     theta = theta.copy()
-    theta[:n_alpha] = np.clip(theta[:n_alpha], 0.0, problem.C)
+    theta[:n_alpha] = np.clip(theta[:n_alpha], 0.0, _alpha_bounds(problem))
     theta[n_alpha:] = np.maximum(theta[n_alpha:], 0.0)
     return theta
 
@@ -217,14 +236,14 @@ def fit_intercepts(problem, G):
 
     Notes
     -----
-    Variables (b, xi); minimise C sum xi subject to xi >= 1 - y (G + b),
+    Variables (b, xi); minimise sum C c_ki xi_ki subject to xi >= 1 - y (G + b),
     xi >= 0 and the method's ordering of the intercepts: b_k >= b_{k+1}
     (separate, NORDIC-0) or b_k - b_{k+1} >= max_i (G_{k+1,i} - G_{k,i}) (joint).
     """
     n, m = problem.n, problem.n_boundaries
     Y = problem.signs
     n_xi = n * m
-    cost = np.concatenate([np.zeros(m), np.full(n_xi, problem.C)])
+    cost = np.concatenate([np.zeros(m), problem.upper_bounds.T.reshape(-1)])
     # -y_ki b_k - xi_ki <= y_ki G_ki - 1
     rows = np.arange(n_xi)
     cols_b = np.repeat(np.arange(m), n)
@@ -256,18 +275,11 @@ def fit_intercepts(problem, G):
 
 def _result(problem, theta, omega, b, H, a, iterations, elapsed, rho):
     alpha, phi, gamma = _split(problem, theta)
-    primal = problem.objective(omega, b)
-    dual = float(a @ theta - 0.5 * theta @ H @ theta)
-    gap = (primal - dual) / max(1.0, abs(primal))
+    multipliers = {"alpha": alpha, "phi": phi, "gamma": gamma}
     active = int(np.sum(phi > 1e-8 * max(1.0, problem.C))) + int(np.sum(gamma > 1e-8))
-    return SolverResult(
-        dual_coef=omega, intercept=b, objective=primal, solver="quadprog", status="optimal",
-        message="quadprog: optimal", iterations=iterations, time=elapsed,
-        max_violation=problem.noncrossing_violation(omega, b), kkt_residual=abs(gap),
-        coef=None if problem.X is None else problem.X.T @ omega,
-        multipliers={"alpha": alpha, "phi": phi, "gamma": gamma},
-        info={"ridge": rho, "dual_objective": dual, "active_noncrossing": active},
-    )
+    return certified_result(
+        problem, "quadprog", omega, b, multipliers, iterations=iterations, time=elapsed,
+        info={"ridge": rho, "active_noncrossing": active})
 
 
 def solve_primal_quadprog(problem, ridge=None, refinements=DEFAULT_REFINEMENTS):
@@ -278,7 +290,7 @@ def solve_primal_quadprog(problem, ridge=None, refinements=DEFAULT_REFINEMENTS):
     omega with constraint violations of order one, while the primal enforces
     omega_k >= omega_{k+1} exactly.
 
-    The QP is min 1/2 sum_k omega_k' K omega_k + C e'xi subject to
+    The QP is min 1/2 sum_k omega_k' K omega_k + sum_ki C c_ki xi_ki subject to
     y_ki (K omega_k + b_k)_i + xi_ki >= 1, xi >= 0 and the method's ordering
     constraints; the zero curvature in b and xi is handled by the same ridge and
     proximal-point refinement as the dual.
@@ -292,8 +304,11 @@ def solve_primal_quadprog(problem, ridge=None, refinements=DEFAULT_REFINEMENTS):
     Returns
     -------
     SolverResult
-        ``multipliers`` is empty (quadprog's constraint multipliers are not
-        mapped back); ``kkt_residual`` is NaN.
+        ``multipliers`` alpha, psi (f-space multipliers of omega_k >= omega_{k+1})
+        and gamma from quadprog's Lagrange multipliers, and the certificate.  On
+        ill-conditioned Gram matrices the ridge's bias can exceed the tolerances;
+        the certificate then reports ``status="inaccurate"`` with a warning (the
+        exact NORDIC-0 solver is ``solver="active_set"``).
     """
     if problem.penalty != "l2":
         raise ValueError("quadprog solves the l2-penalised problems; use solver='scip' for l1.")
@@ -306,7 +321,7 @@ def solve_primal_quadprog(problem, ridge=None, refinements=DEFAULT_REFINEMENTS):
     G[:nw, :nw] = np.kron(np.eye(m), K)
     rho = ridge * max(float(np.mean(np.diag(K))), 1e-12)
     G += rho * np.eye(size)
-    a = np.concatenate([np.zeros(nw + m), -problem.C * np.ones(nw)])
+    a = np.concatenate([np.zeros(nw + m), -problem.upper_bounds.T.reshape(-1)])
     y = problem.signs.T.reshape(-1)
     hinge = np.zeros((size, nw))  # columns: y (K omega_k + b_k) + xi >= 1
     hinge[:nw, :] = (np.kron(np.eye(m), K) * y[:, None]).T
@@ -320,17 +335,35 @@ def solve_primal_quadprog(problem, ridge=None, refinements=DEFAULT_REFINEMENTS):
     if problem.method != "bsvm" and m > 1:
         columns.append(_ordering_columns(problem, size))
         rhs.append(np.zeros(columns[-1].shape[1]))
-    x, iterations = _prox_quadprog(G, a, np.hstack(columns), np.concatenate(rhs), 0, rho,
-                                   refinements, problem, problem.C)
+    x, iterations, lagrange = _prox_quadprog(G, a, np.hstack(columns), np.concatenate(rhs), 0,
+                                             rho, refinements, problem, problem.C)
     omega = x[:nw].reshape(m, n).T
     b = fit_intercepts(problem, K @ omega)
-    return SolverResult(
-        dual_coef=omega, intercept=b, objective=problem.objective(omega, b), solver="quadprog",
-        status="optimal", message="quadprog (primal): optimal", iterations=iterations,
-        time=time.perf_counter() - start, max_violation=problem.noncrossing_violation(omega, b),
-        coef=None if problem.X is None else problem.X.T @ omega,
-        info={"ridge": rho, "form": "primal"},
-    )
+    return certified_result(
+        problem, "quadprog", omega, b, _primal_multipliers(problem, lagrange),
+        detail="primal QP with ridge", iterations=iterations,
+        time=time.perf_counter() - start, info={"ridge": rho, "form": "primal"})
+
+
+def _primal_multipliers(problem, lagrange):
+    """alpha, and phi/psi and gamma, from quadprog's multipliers of the primal's columns.
+
+    The columns are the hinge rows, the slack bounds and, per boundary pair, n
+    ordering rows followed (except in the joint form) by b_k >= b_{k+1}; see
+    :func:`_ordering_columns`.  The multiplier of omega_k >= omega_{k+1} is the
+    f-space psi of NORDIC-0, that of K omega_k >= K omega_{k+1} NORDIC-1's phi.
+    """
+    n, m = problem.n, problem.n_boundaries
+    nw = n * m
+    out = {"alpha": lagrange[:nw].reshape(m, n).T}
+    if problem.method == "bsvm" or m < 2:
+        return out
+    joint = problem.method == "nordic1" and problem.noncrossing == "joint"
+    order = lagrange[2 * nw:].reshape(m - 1, n if joint else n + 1)
+    out["psi" if problem.method == "nordic0" else "phi"] = order[:, :n].T
+    if not joint:
+        out["gamma"] = order[:, n]
+    return out
 
 
 def _ordering_columns(problem, size):

@@ -35,17 +35,25 @@ class SolverResult:
     time : float
         Wall-clock seconds spent in the solver (set-up included).
     max_violation : float
-        Largest violation of the noncrossing constraints at the returned point.
+        Largest constraint violation of the certificate: primal (noncrossing) and
+        dual (bounds, equalities, stationarity) for the convex methods, primal for
+        NORDIC-2.
     kkt_residual : float
-        Largest KKT residual (dual solvers) or relative gap (MILP); NaN if not computed.
+        The certificate's relative gap (duality gap, or MIP gap); kept for
+        backward compatibility, equal to ``gap``.
     coef : ndarray of shape (d, K-1) or None
         Primal weights w_k for linear-kernel fits.
     multipliers : mapping
         Dual variables by name: ``alpha`` (n, K-1), ``phi`` (n, K-2), ``gamma`` (K-2,).
     primal_bound, dual_bound, gap : float
-        MILP bounds and relative gap (NaN for convex solvers, whose gap is 0).
+        Primal objective, lower bound (Wolfe dual value or MIP bound) and the
+        relative gap of the certificate.
     info : mapping
         Solver-specific extras (ridge used, warm-start use, formulation, ...).
+    certificate : Certificate or None
+        Gap and violations recomputed on the full problem from the returned point
+        (:mod:`nordicstats.solvers.certificate`); ``status == "optimal"`` only
+        when it holds.
     """
 
     dual_coef: np.ndarray | None
@@ -64,6 +72,7 @@ class SolverResult:
     dual_bound: float = float("nan")
     gap: float = float("nan")
     info: object = field(default_factory=dict)
+    certificate: object = None
 
     def __post_init__(self):
         for name in ("dual_coef", "intercept", "coef"):

@@ -26,7 +26,17 @@ side; at such a tie both choices have the same risk.)  Probabilities within
 flip the answer.
 
 Cost matrices are indexed ``cost[true, predicted]`` as in
-:mod:`nordicstats.metrics`.
+:mod:`nordicstats.metrics`.  The **cost-Bayes rule** of a K x K cost matrix is
+the level with the least expected cost,
+
+    phi_cost(x) = argmin_j sum_l eta_l cost[l, j],
+
+again the lowest-coded minimiser on ties (expected costs within
+``TIE_TOL * max(1, min_j risk_j)`` of the least count as tied).  Under the
+absolute-error matrix ``|l - j|`` it is the median rule, under the 0-1 matrix
+the mode.  :func:`bayes_boundary_signs` turns the set of minimisers into the
+Bayes sign of every boundary, the target of the Fisher-consistency checks of
+:mod:`nordicstats.theory.consistency`.
 """
 
 from __future__ import annotations
@@ -44,12 +54,14 @@ __all__ = [
     "loss_matrix",
     "conditional_risk",
     "prediction_risks",
+    "bayes_rule_cost",
+    "bayes_boundary_signs",
 ]
 
 #: Tolerance below which a cumulative probability counts as exactly 1/2.
 TIE_TOL = 1e-12
 
-_RULES = ("ordinal", "median", "multiclass", "mode")
+_RULES = ("ordinal", "median", "multiclass", "mode", "bayes")
 _NAMED_LOSSES = ("zero_one", "absolute")
 
 
@@ -218,10 +230,11 @@ def conditional_risk(eta, rule_or_predictions, loss="zero_one"):
     Parameters
     ----------
     eta : array-like of shape (K,) or (n, K)
-    rule_or_predictions : {"ordinal", "median", "multiclass", "mode"}, callable or int array
-        A named Bayes rule, a callable mapping an ``(n, K)`` probability matrix
-        to ``n`` class codes, or the predicted codes themselves (one per row,
-        or one int for all rows).
+    rule_or_predictions : {"ordinal", "median", "multiclass", "mode", "bayes"}, callable, ints
+        A named Bayes rule (``"bayes"``: the Bayes rule of ``loss`` itself,
+        :func:`bayes_rule_cost`), a callable mapping an ``(n, K)`` probability
+        matrix to ``n`` class codes, or the predicted codes themselves (one
+        per row, or one int for all rows).
     loss : {"zero_one", "absolute"} or array-like of shape (K, K), default="zero_one"
         See :func:`loss_matrix`.
 
@@ -236,11 +249,14 @@ def conditional_risk(eta, rule_or_predictions, loss="zero_one"):
     1.05
     >>> round(conditional_risk(eta, "mode", "absolute"), 12)
     1.25
+    >>> from nordicstats.metrics import DONUT_COSTS
+    >>> round(conditional_risk([0.7, 0.05, 0.25], "bayes", DONUT_COSTS), 12)
+    0.8
     """
     probs, was_1d = check_probabilities(eta)
-    K = probs.shape[1]
-    codes = _predictions(probs, rule_or_predictions)
-    risk = (probs @ loss_matrix(loss, K))[np.arange(probs.shape[0]), codes]
+    cost = loss_matrix(loss, probs.shape[1])
+    codes = _predictions(probs, rule_or_predictions, cost)
+    risk = (probs @ cost)[np.arange(probs.shape[0]), codes]
     return float(risk[0]) if was_1d else risk
 
 
@@ -268,25 +284,107 @@ def prediction_risks(eta, loss="zero_one"):
     ([1.25, 1.05, 1.15, 1.75], [1])
     """
     probs, _ = check_probabilities(eta)
-    risks = probs @ loss_matrix(loss, probs.shape[1])
-    best = np.argmin(risks + _tie_guard(risks), axis=1).astype(int)
+    risks, minimisers = _risks_and_minimisers(probs, loss_matrix(loss, probs.shape[1]))
     frame = pd.DataFrame(risks, columns=pd.RangeIndex(probs.shape[1], name="prediction"))
-    return frame, best
+    return frame, np.argmax(minimisers, axis=1).astype(int)
 
 
-def _tie_guard(risks):
-    """Zero out rounding noise so that risks equal up to TIE_TOL count as ties (lowest wins)."""
+def bayes_rule_cost(eta, cost):
+    """Cost-Bayes rule: the level with the least expected cost (lowest level on ties).
+
+    .. math:: \\phi_{\\mathrm{cost}}(x) = \\operatorname{argmin}_{j}
+              \\sum_{l} \\eta_l(x)\\, \\mathrm{cost}[l, j].
+
+    Expected costs within ``TIE_TOL * max(1, min risk)`` of the least are
+    tied and the lowest such level is returned.  The absolute-error matrix
+    gives :func:`bayes_rule_ordinal` (the median), the 0-1 matrix
+    :func:`bayes_rule_multiclass` (the mode).
+
+    Parameters
+    ----------
+    eta : array-like of shape (K,) or (n, K)
+        Class probabilities, one row per covariate value.
+    cost : array-like or DataFrame of shape (K, K), or {"zero_one", "absolute"}
+        ``cost[true, predicted]`` with the levels in order (see :func:`loss_matrix`).
+
+    Returns
+    -------
+    int or ndarray of int, shape (n,)
+        Level codes 0..K-1.
+
+    Examples
+    --------
+    Donut costs (Section 6.2): the median is class 1 (code 0), but predicting
+    class 3 costs least because a class-3 case predicted as class 1 costs 3.
+
+    >>> from nordicstats.metrics import DONUT_COSTS
+    >>> eta = [0.7, 0.05, 0.25]
+    >>> int(bayes_rule_cost(eta, DONUT_COSTS)), int(bayes_rule_ordinal(eta))
+    (2, 0)
+    >>> bayes_rule_cost([[0.5, 0.0, 0.5], [0.1, 0.1, 0.8]], "absolute").tolist()  # tie -> lowest
+    [0, 2]
+    """
+    probs, was_1d = check_probabilities(eta)
+    _, best = prediction_risks(probs, cost)
+    return int(best[0]) if was_1d else best
+
+
+def bayes_boundary_signs(eta, cost="absolute"):
+    """Bayes sign of every boundary under a cost matrix: is the Bayes level above it?
+
+    With J(x) the set of levels of least expected cost (ties as in
+    :func:`bayes_rule_cost`), boundary k (between levels k and k+1) gets
+
+    .. math:: s_k = +1 \\text{ if } \\min J > k, \\quad -1 \\text{ if } \\max J \\le k,
+              \\quad 0 \\text{ otherwise (Bayes levels on both sides)}.
+
+    A decision function f reproduces the Bayes rule when
+    ``sgn f_k = s_k`` at every boundary with ``s_k != 0``.  Under the
+    absolute-error matrix ``s_k = sgn(P(Y > k) - 1/2)`` (Definition 1).
+
+    Parameters
+    ----------
+    eta : array-like of shape (K,) or (n, K)
+    cost : array-like or DataFrame of shape (K, K), or {"zero_one", "absolute"}, default="absolute"
+
+    Returns
+    -------
+    ndarray of int, shape (K-1,) or (n, K-1)
+
+    Examples
+    --------
+    >>> bayes_boundary_signs([0.25, 0.25, 0.5]).tolist()   # P(Y > 1) = 1/2: levels 1, 2 tie
+    [1, 0]
+    >>> from nordicstats.metrics import DONUT_COSTS
+    >>> bayes_boundary_signs([0.7, 0.05, 0.25], DONUT_COSTS).tolist()
+    [1, 1]
+    """
+    probs, was_1d = check_probabilities(eta)
+    _, minimisers = _risks_and_minimisers(probs, loss_matrix(cost, probs.shape[1]))
+    levels = np.arange(probs.shape[1])
+    lowest = np.where(minimisers, levels, probs.shape[1]).min(axis=1, keepdims=True)
+    highest = np.where(minimisers, levels, -1).max(axis=1, keepdims=True)
+    boundaries = levels[None, :-1]
+    signs = np.where(lowest > boundaries, 1, np.where(highest <= boundaries, -1, 0))
+    return signs[0] if was_1d else signs
+
+
+def _risks_and_minimisers(probs, cost):
+    """Expected costs ``probs @ cost`` and the (n, K) mask of the tied minimisers."""
+    risks = probs @ cost
     low = risks.min(axis=1, keepdims=True)
-    return np.where(risks - low <= TIE_TOL * np.maximum(1.0, np.abs(low)), low - risks, 0.0)
+    return risks, risks - low <= TIE_TOL * np.maximum(1.0, np.abs(low))
 
 
-def _predictions(probs, rule):
+def _predictions(probs, rule, cost):
     n, K = probs.shape
     if isinstance(rule, str):
         if rule in ("ordinal", "median"):
             return bayes_rule_ordinal(probs)
         if rule in ("multiclass", "mode"):
             return bayes_rule_multiclass(probs)
+        if rule == "bayes":
+            return np.argmax(_risks_and_minimisers(probs, cost)[1], axis=1)
         raise ValueError(f"The 'rule_or_predictions' parameter must be one of {list(_RULES)}, "
                          f"a callable or integer class codes. Got {rule!r} instead.")
     codes = rule(probs) if callable(rule) else rule

@@ -42,6 +42,40 @@ programming over the grid (exact on the grid) followed by refinement of each
 pooled block.  Resolution: for smooth losses the gap is of order
 ``(p_k - 1/2)^2``, so |p_k - 1/2| below about 1e-6 is beyond double precision;
 such boundaries get a note.
+
+Cost matrices (``cost=``).  For a cost matrix ``cost[true, predicted]`` that is
+zero on the diagonal and nondecreasing away from it along every row, a case of
+level l weights its hinge term at boundary k by the increment
+``c_{l,k} = |cost[l, k+1] - cost[l, k]|`` (:func:`nordicstats.costs.cost_to_boundary_weights`;
+the absolute-error matrix gives ``c = 1``, the unweighted problem above).  The
+weighted population problem is again a sum over boundaries,
+
+    sum_l eta_l sum_k c_{l,k} V(y_l^(k) f_k) = sum_k [A_k V(f_k) + B_k V(-f_k)],
+    A_k = sum_{l>k} eta_l c_{l,k},   B_k = sum_{l<=k} eta_l c_{l,k},
+
+so each boundary is a weighted binary problem with "probability"
+``q_k = A_k / (A_k + B_k)`` (``p_weighted``).  The target is the cost-Bayes
+rule: boundary k's Bayes sign is that of :func:`~nordicstats.theory.bayes.bayes_boundary_signs`
+(+1 when every level of least expected cost lies above k).  Since
+``R(k+1) - R(k) = B_k - A_k`` for the expected costs R(j) = sum_l eta_l cost[l, j],
+
+    R(j) = R(0) - S(j),   S(j) = sum_{k<j} D_k,   D_k = A_k - B_k,
+
+and the cost-Bayes level maximises the partial sums S(j).  Two consequences
+(docs/notes/weights-theory.md has the measurements):
+
+* Unconstrained: a calibrated loss gives ``sgn f_k* = sgn D_k``, which is the
+  cost-Bayes sign pattern iff the signs of D_0, D_1, ... do not go from - to +.
+  A crossing ``D_k < 0 < D_{k+1}`` occurs for some eta iff the increments
+  violate the cross-ratio condition of :func:`cost_crossing_triples`,
+  ``c_{l,k} c_{m,k+1} <= c_{m,k} c_{l,k+1}`` for all ``l <= k < k+2 <= m``.
+  The absolute and balance-scale matrices satisfy it, the donut matrix does not.
+* Ordered (``constrained=True``): for a convex V differentiable at 0 with
+  V'(0) < 0 the set {k : f_k* > 0} of the isotonic minimiser is the prefix
+  that maximises sum_{k in prefix} (-g_k'(0)) = |V'(0)| S(j) (level sets of
+  separable convex isotonic problems solve thresholded problems), i.e. the
+  cost-Bayes level: the noncrossing weighted problem is cost-consistent for
+  every such cost matrix.
 """
 
 from __future__ import annotations
@@ -52,8 +86,15 @@ import numpy as np
 import pandas as pd
 from scipy.optimize import minimize_scalar
 
-from nordicstats.theory.bayes import TIE_TOL, check_probabilities, upper_tail
+from nordicstats.costs import absolute_cost, check_cost_matrix
+from nordicstats.theory.bayes import (
+    bayes_boundary_signs,
+    bayes_rule_cost,
+    check_probabilities,
+    upper_tail,
+)
 from nordicstats.theory.losses import get_margin_loss
+from nordicstats.theory.weighted import boundary_masses, near_tie_probabilities
 
 __all__ = ["FisherConsistencyResult", "FisherReport", "fisher_consistency",
            "fisher_consistency_report", "near_half_probabilities"]
@@ -76,7 +117,9 @@ class FisherConsistencyResult:
     p_upper : ndarray of shape (K-1,)
         ``P(Y > k)``.
     expected_sign : ndarray of int, shape (K-1,)
-        Bayes sign ``sgn(P(Y > k) - 1/2)`` (0 at a tie).
+        Bayes sign of each boundary under the cost matrix
+        (:func:`~nordicstats.theory.bayes.bayes_boundary_signs`); without a cost
+        matrix ``sgn(P(Y > k) - 1/2)``.  0 when Bayes levels lie on both sides.
     f_star : ndarray of shape (K-1,)
         One minimiser (box-limited; see ``notes``).
     consistent : ndarray of bool, shape (K-1,)
@@ -86,6 +129,14 @@ class FisherConsistencyResult:
     boundary_notes : tuple of str
         One note per boundary ("" when nothing to say).
     bound : float
+    cost : ndarray of shape (K, K)
+        The cost matrix (the absolute-error matrix when none was given).
+    p_weighted : ndarray of shape (K-1,)
+        ``q_k = A_k / (A_k + B_k)``, the cost-weighted share of the cases above
+        boundary k (NaN when no case carries weight there); equals ``p_upper``
+        without a cost matrix.
+    bayes_level : int
+        The cost-Bayes level (lowest on ties).
     """
 
     loss: str
@@ -98,6 +149,9 @@ class FisherConsistencyResult:
     risk_gap: np.ndarray
     boundary_notes: tuple
     bound: float
+    cost: np.ndarray
+    p_weighted: np.ndarray
+    bayes_level: int
 
     @property
     def failing(self):
@@ -115,28 +169,43 @@ class FisherConsistencyResult:
         return bool(self.consistent.all())
 
     @property
+    def noncrossing(self):
+        """True when the signs of f* fall from + to - once at most (one level is predicted)."""
+        return bool(np.all(np.diff((self.f_star > 0).astype(int)) <= 0))
+
+    @property
     def notes(self):
         """The non-empty boundary notes, prefixed with their boundary."""
         return tuple(f"boundary {k + 1}|{k + 2}: {note}"
                      for k, note in enumerate(self.boundary_notes) if note)
 
     def to_frame(self):
-        """One row per boundary: p_upper, expected_sign, f_star, consistent, risk_gap, note."""
+        """One row per boundary: p_upper, p_weighted, expected_sign, f_star, consistent, ..."""
         names = [f"{k + 1}|{k + 2}" for k in range(self.p_upper.size)]
-        return pd.DataFrame({"p_upper": self.p_upper, "expected_sign": self.expected_sign,
+        return pd.DataFrame({"p_upper": self.p_upper, "p_weighted": self.p_weighted,
+                             "expected_sign": self.expected_sign,
                              "f_star": self.f_star, "consistent": self.consistent,
                              "risk_gap": self.risk_gap, "note": list(self.boundary_notes)},
                             index=pd.Index(names, name="boundary"))
 
 
-def fisher_consistency(loss, eta, constrained=True, bound=20.0, n_grid=4001):
-    """Check Definition 1 (generalized Fisher consistency) for one eta.
+def fisher_consistency(loss, eta, constrained=True, bound=20.0, n_grid=4001, cost=None):
+    """Check Definition 1 (generalized Fisher consistency) for one eta, optionally under costs.
 
     Minimises ``sum_k [p_k V(f_k) + (1 - p_k) V(-f_k)]`` with
     ``p_k = P(Y > k) = 1 - sum_{l<=k} eta_l`` over ``f in [-bound, bound]^{K-1}``
     (under ``f_0 >= ... >= f_{K-2}`` if ``constrained``) and asks whether every
     minimiser satisfies ``sgn f_k = sgn(p_k - 1/2) = sgn(1/2 - sum_{l<=k} eta_l)``
     (see the module notes for the sign conventions and the judgement rule).
+
+    With a cost matrix the hinge terms of a level-l case are weighted by the
+    increments ``c_{l,k}`` of its cost row, the risk becomes
+
+    .. math:: \\sum_k \\big[A_k V(f_k) + B_k V(-f_k)\\big],\\quad
+              A_k = \\sum_{l>k} \\eta_l c_{l,k},\\quad B_k = \\sum_{l\\le k} \\eta_l c_{l,k},
+
+    and the target signs are those of the cost-Bayes rule
+    :func:`~nordicstats.theory.bayes.bayes_rule_cost` (module notes).
 
     Parameters
     ----------
@@ -150,6 +219,11 @@ def fisher_consistency(loss, eta, constrained=True, bound=20.0, n_grid=4001):
         Half-width of the search box.
     n_grid : int, default=4001
         Grid points on ``[-bound, bound]`` (0 is always added).
+    cost : array-like or DataFrame of shape (K, K), optional
+        ``cost[true, predicted]``, levels in order, zero on the diagonal and
+        nondecreasing away from it along each row
+        (:func:`nordicstats.costs.check_cost_matrix`).  ``None`` means the
+        absolute-error matrix, i.e. the unweighted hinge and the median rule.
 
     Returns
     -------
@@ -162,6 +236,16 @@ def fisher_consistency(loss, eta, constrained=True, bound=20.0, n_grid=4001):
     ([1.0, -1.0, -1.0], True)
     >>> fisher_consistency("kinked_hinge", [0.1, 0.3, 0.6]).failing_boundaries
     ('2|3',)
+
+    Donut costs (Section 6.2): the cost-Bayes level is class 3, the separate
+    weighted SVMs cross, the noncrossing ones recover it.
+
+    >>> from nordicstats.metrics import DONUT_COSTS
+    >>> free = fisher_consistency("hinge", [0.7, 0.05, 0.25], False, cost=DONUT_COSTS)
+    >>> free.bayes_level, free.f_star.round(6).tolist(), free.failing_boundaries
+    (2, [-1.0, 1.0], ('1|2',))
+    >>> fisher_consistency("hinge", [0.7, 0.05, 0.25], cost=DONUT_COSTS).f_star.round(6).tolist()
+    [1.0, 1.0]
     """
     V = get_margin_loss(loss)
     probs, was_1d = check_probabilities(eta)
@@ -169,9 +253,14 @@ def fisher_consistency(loss, eta, constrained=True, bound=20.0, n_grid=4001):
         raise ValueError(f"eta must be one probability vector of shape (K,); got shape "
                          f"{probs.shape}. Use fisher_consistency_report for many.")
     bound, n_grid = _check_box(bound, n_grid)
+    K = probs.shape[1]
+    cost = absolute_cost(K) if cost is None else check_cost_matrix(cost, n_levels=K)
     p = upper_tail(probs[0])
-    sign = np.where(np.abs(p - 0.5) <= TIE_TOL, 0, np.sign(p - 0.5)).astype(int)
-    funcs = [_expected_loss(V, pk) for pk in p]
+    upper, lower = boundary_masses(probs[0], cost)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        q = upper / (upper + lower)
+    sign = bayes_boundary_signs(probs[0], cost)
+    funcs = [_expected_loss(V, a, b) for a, b in zip(upper, lower, strict=True)]
     free = [(-bound, bound)] * p.size
     solve = _solver(V, constrained, bound, n_grid)
     f_star, best = solve(funcs, free)
@@ -185,17 +274,18 @@ def fisher_consistency(loss, eta, constrained=True, bound=20.0, n_grid=4001):
         gaps[k] = value - best
     tol = _GAP_TOL * max(1.0, abs(best))
     consistent = (sign == 0) | (gaps > tol)
-    notes = _notes(funcs, f_star, p, sign, consistent, bound, n_grid, constrained)
+    notes = _notes(funcs, f_star, q, sign, consistent, bound, n_grid, constrained)
     return FisherConsistencyResult(
         loss=V.name, eta=_frozen(probs[0]), constrained=bool(constrained), p_upper=_frozen(p),
         expected_sign=_frozen(sign), f_star=_frozen(f_star), consistent=_frozen(consistent),
-        risk_gap=_frozen(gaps), boundary_notes=tuple(notes), bound=bound)
+        risk_gap=_frozen(gaps), boundary_notes=tuple(notes), bound=bound, cost=_frozen(cost),
+        p_weighted=_frozen(q), bayes_level=int(bayes_rule_cost(probs[0], cost)))
 
 
-def _expected_loss(V, p):
+def _expected_loss(V, upper, lower):
     def g(t):
         t = np.asarray(t, dtype=float)
-        return p * V(t) + (1.0 - p) * V(-t)
+        return upper * V(t) + lower * V(-t)
     return g
 
 
@@ -298,12 +388,16 @@ def _refine_blocks(f, funcs, domains, bound, n_grid):
     return f, value
 
 
-def _notes(funcs, f_star, p, sign, consistent, bound, n_grid, constrained):
+def _notes(funcs, f_star, q, sign, consistent, bound, n_grid, constrained):
     notes = []
     for k, g in enumerate(funcs):
         text = []
         if sign[k] == 0:
-            text.append("P(Y > k) = 1/2: both signs are Bayes, no requirement")
+            text.append("Bayes levels on both sides (a tie): both signs are Bayes, "
+                        "no requirement")
+        if np.isnan(q[k]):
+            text.append("no case carries weight on this boundary at this eta: f_k is free "
+                        "but for the ordering")
         if abs(f_star[k]) >= bound * (1 - 1e-9):
             text.append(f"minimiser at the box bound {f_star[k]:+g}: at infinity or beyond "
                         "the bound")
@@ -319,9 +413,9 @@ def _notes(funcs, f_star, p, sign, consistent, bound, n_grid, constrained):
             text.append("f* = 0 is a minimiser: sign undetermined")
         elif not consistent[k] and sign[k] != 0:
             text.append("a minimiser has the wrong sign")
-        if sign[k] != 0 and abs(p[k] - 0.5) < _RESOLUTION:
-            text.append("|P(Y > k) - 1/2| < 1e-6: below the numerical resolution for smooth "
-                        "losses")
+        if sign[k] != 0 and abs(q[k] - 0.5) < _RESOLUTION:
+            text.append("|p_weighted - 1/2| < 1e-6: below the numerical resolution for "
+                        "smooth losses")
         notes.append("; ".join(text))
     return notes
 
@@ -360,19 +454,24 @@ class FisherReport:
     loss : str
     constrained : bool
     table : pandas.DataFrame
-        One row per (eta, boundary): ``source`` ("dirichlet(a=...)" or
-        "near_half"), ``draw``, ``boundary`` (classes 1..K, "k|k+1"), ``k``,
-        ``p_upper``, ``expected_sign``, ``f_star``, ``consistent``,
-        ``risk_gap``, ``note``, and the eta vector in columns ``eta1..etaK``.
+        One row per (eta, boundary): ``source`` ("dirichlet(a=...)",
+        "near_half" or, with a cost matrix, "near_tie"), ``draw``, ``boundary``
+        (classes 1..K, "k|k+1"), ``k``, ``p_upper``, ``p_weighted``,
+        ``expected_sign``, ``f_star``, ``consistent``, ``risk_gap``, ``note``,
+        ``bayes_level`` (the cost-Bayes level of the eta), and the eta vector
+        in columns ``eta1..etaK``.
     counts : pandas.DataFrame
         Per source: ``n_eta``, ``n_boundaries``, ``n_failures`` (boundaries)
         and ``n_eta_failing``.
+    cost : ndarray of shape (K, K) or None
+        The cost matrix (None: the absolute-error matrix).
     """
 
     loss: str
     constrained: bool
     table: pd.DataFrame
     counts: pd.DataFrame
+    cost: np.ndarray | None = None
 
     @property
     def failures(self):
@@ -421,18 +520,18 @@ def near_half_probabilities(K, n, random_state=None, low=1e-5, high=1e-3):
     return out
 
 
-def fisher_consistency_report(loss, n_draws=100, K=4, random_state=0, constrained=True,
+def fisher_consistency_report(loss, n_draws=100, K=None, random_state=0, constrained=True,
                               concentrations=(0.3, 1.0, 5.0), n_near_half=None, bound=20.0,
-                              n_grid=4001):
-    """Check Definition 1 over Dirichlet draws of eta and adversarial near-1/2 cases.
+                              n_grid=4001, cost=None):
+    """Check Definition 1 over Dirichlet draws of eta and adversarial near-tie cases.
 
     Parameters
     ----------
     loss : str, MarginLoss or callable
     n_draws : int, default=100
         eta vectors per Dirichlet concentration.
-    K : int, default=4
-        Number of classes.
+    K : int, optional
+        Number of classes; defaults to the size of ``cost``, else 4.
     random_state : int or numpy Generator, default=0
     constrained : bool, default=True
     concentrations : sequence of float, default=(0.3, 1.0, 5.0)
@@ -440,8 +539,10 @@ def fisher_consistency_report(loss, n_draws=100, K=4, random_state=0, constraine
         corners, so P(Y > k) near 0 or 1 and minimisers at infinity; large a:
         eta near uniform).
     n_near_half : int, optional
-        Number of :func:`near_half_probabilities` cases; defaults to ``n_draws``.
-    bound, n_grid
+        Number of adversarial cases, :func:`near_half_probabilities` without a
+        cost matrix, :func:`near_tie_probabilities` with one; defaults to
+        ``n_draws``.
+    bound, n_grid, cost
         Passed to :func:`fisher_consistency`.
 
     Returns
@@ -453,7 +554,15 @@ def fisher_consistency_report(loss, n_draws=100, K=4, random_state=0, constraine
     >>> rep = fisher_consistency_report("logistic", n_draws=3, K=3)
     >>> rep.n_failures
     0
+    >>> from nordicstats.metrics import DONUT_COSTS
+    >>> free = fisher_consistency_report("hinge", 20, constrained=False, cost=DONUT_COSTS)
+    >>> int(free.counts.loc["total", "n_eta_failing"]) > 0
+    True
     """
+    if cost is not None:
+        cost = check_cost_matrix(cost, n_levels=K)
+        K = cost.shape[0]
+    K = 4 if K is None else K
     if isinstance(K, bool) or not isinstance(K, (int, np.integer)) or K < 2:
         raise ValueError(f"The 'K' parameter must be an int >= 2. Got {K!r}.")
     if isinstance(n_draws, bool) or not isinstance(n_draws, (int, np.integer)) or n_draws < 0:
@@ -465,14 +574,18 @@ def fisher_consistency_report(loss, n_draws=100, K=4, random_state=0, constraine
     sources = [(f"dirichlet(a={a:g})", rng.dirichlet(np.full(K, float(a)), size=n_draws))
                for a in concentrations]
     n_near = n_draws if n_near_half is None else int(n_near_half)
-    sources.append(("near_half", near_half_probabilities(K, n_near, rng)))
+    if cost is None:
+        sources.append(("near_half", near_half_probabilities(K, n_near, rng)))
+    else:
+        sources.append(("near_tie", near_tie_probabilities(cost, n_near, rng)))
     frames = []
     for source, etas in sources:
         for draw, eta in enumerate(etas):
             eta = eta / eta.sum()
             res = fisher_consistency(loss, eta, constrained=constrained, bound=bound,
-                                     n_grid=n_grid)
+                                     n_grid=n_grid, cost=cost)
             frame = res.to_frame().reset_index()
+            frame["bayes_level"] = res.bayes_level
             frame.insert(0, "k", np.arange(K - 1))
             frame.insert(0, "draw", draw)
             frame.insert(0, "source", source)
@@ -481,7 +594,7 @@ def fisher_consistency_report(loss, n_draws=100, K=4, random_state=0, constraine
             frames.append(frame)
     table = pd.concat(frames, ignore_index=True)
     return FisherReport(loss=get_margin_loss(loss).name, constrained=bool(constrained),
-                        table=table, counts=_counts(table))
+                        table=table, counts=_counts(table), cost=cost)
 
 
 def _counts(table):

@@ -45,6 +45,7 @@ import numpy as np
 from scipy.special import logsumexp
 from scipy.stats import ncx2
 
+from nordicstats._validation import check_int
 from nordicstats.datasets import (
     _DONUT_CIRCLE2,
     _DONUT_CIRCLE3,
@@ -102,7 +103,7 @@ def nonlinear_observed_probabilities(X, sigma=1.0, K=3, n_nodes=32, chunk=256):
     sigma = _check_sigma(sigma)
     if sigma == 0.0:
         return nonlinear_probabilities(x[:, 0], x[:, 1], K)
-    nodes, weights = np.polynomial.legendre.leggauss(_check_int(n_nodes, "n_nodes", 4))
+    nodes, weights = np.polynomial.legendre.leggauss(check_int(n_nodes, "n_nodes", 4))
     out = np.empty((x.shape[0], K))
     for start in range(0, x.shape[0], chunk):
         rows = slice(start, start + chunk)
@@ -376,7 +377,3 @@ def _check_sigma(sigma):
     return float(sigma)
 
 
-def _check_int(value, name, minimum):
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < minimum:
-        raise ValueError(f"The '{name}' parameter must be an int >= {minimum}. Got {value!r}.")
-    return int(value)

@@ -2,7 +2,7 @@
 
 Run from the repository root:  python tests/results/make_inference_summary.py
 The fit is deterministic (seeded data, quadprog); the values that change from run to run,
-the time stamp, the solver's wall-clock time and its KKT residual (round-off at the 1e-10
+the time stamp, the solver's wall-clock time and its certificate (round-off at the 1e-10
 level, which the summary prints to two digits), are frozen here, not edited out.
 tests/test_inference.py::test_summary_golden_text rebuilds the same results with
 :func:`build_results` and compares the text.
@@ -26,7 +26,7 @@ def build_results():
     """Linear NORDIC-1 on 400 seeded rows, three ordered levels, default covariance ("auto").
 
     400 rows: every boundary has >= 100 rows on each side, so the validity diagnostics pass
-    and both boundaries use the Bahadur sandwich (at 120 rows they are withheld / bootstrapped).
+    and both boundaries use the Bahadur sandwich (at 120 rows they are bootstrapped).
     """
     from nordicstats import NORDIC, NORDICResults
     from nordicstats.exceptions import InferenceWarning
@@ -41,7 +41,11 @@ def build_results():
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", InferenceWarning)
         res = model.fit(cov_type="none")
-        frozen = dataclasses.replace(res.solver_result, time=0.5, kkt_residual=1e-10)
+        sr = res.solver_result
+        cert = dataclasses.replace(sr.certificate, gap=1e-10, primal_violation=0.0,
+                                   dual_violation=1e-15)
+        frozen = dataclasses.replace(sr, time=0.5, kkt_residual=1e-10, gap=1e-10,
+                                     max_violation=1e-15, certificate=cert)
         return NORDICResults(model, frozen, cov_type="auto", fitted_at=FITTED_AT)
 
 

@@ -1,0 +1,188 @@
+"""NORDIC-0's exact solver (solver="active_set") and the certificates of every solver.
+
+The reference nobody here wrote: Clarabel on the paper's primal through cvxpy
+(tests/primal_reference.py).  Orderings and certificates are recomputed here from
+the returned point.
+"""
+
+import warnings
+
+import numpy as np
+import pytest
+from primal_reference import solve_primal
+from scipy.spatial.distance import cdist
+
+from nordicstats import NORDIC
+from nordicstats.data import binary_signs
+from nordicstats.datasets import make_nonlinear
+from nordicstats.exceptions import SolverLimitWarning
+from nordicstats.kernels import make_kernel
+from nordicstats.solvers import NordicProblem, choose_solver, solve
+from nordicstats.solvers.certificate import (
+    GAP_TOL,
+    VIOLATION_TOL,
+    Certificate,
+    certify,
+    finish_status,
+)
+from nordicstats.solvers.decomposition import solve_dual_decomposition
+from nordicstats.solvers.nordic0 import solve_nordic0_active_set
+
+OBJ_RTOL = 1e-6
+
+
+def rbf_problem(n, K, gamma_scale, C, seed, callable_kernel=False):
+    """Ordinal data drifting with x1; RBF with gamma_scale times the median rule."""
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, 3))
+    latent = 1.5 * X[:, 0] + 0.8 * X[:, 1] ** 2 + rng.normal(size=n)
+    codes = np.searchsorted(np.quantile(latent, np.linspace(0, 1, K + 1)[1:-1]), latent)
+    gamma = gamma_scale * make_kernel("rbf", X).gamma
+    if callable_kernel:
+        gram = make_kernel(lambda A, B: np.exp(-gamma * cdist(A, B, "sqeuclidean")), X)(X, X)
+    else:
+        gram = make_kernel("rbf", X, gamma=gamma)(X, X)
+    return NordicProblem(gram, binary_signs(codes, K), C, method="nordic0")
+
+
+def _random_cases(count=32, seed=2026):
+    rng = np.random.default_rng(seed)
+    sizes = [20, 30, 40, 60, 80, 120, 200, 300]
+    cases = []
+    for t in range(count):
+        n = sizes[t % len(sizes)]
+        K = int(rng.integers(3, 6)) if n <= 120 else 3
+        cases.append((n, K, float(10 ** rng.uniform(-2, 1)), float(2.0 ** rng.integers(-4, 7)),
+                      t, bool(t % 2)))
+    return cases
+
+
+def _check_orderings(result):
+    omega, b = result.dual_coef, result.intercept
+    assert np.all(omega[:, :-1] - omega[:, 1:] >= -1e-9)
+    assert np.all(b[:-1] - b[1:] >= -1e-9)
+
+
+@pytest.mark.parametrize("n,K,gamma_scale,C,seed,callable_kernel", _random_cases())
+def test_random_problems_match_independent_primal(n, K, gamma_scale, C, seed, callable_kernel):
+    problem = rbf_problem(n, K, gamma_scale, C, seed, callable_kernel)
+    result = solve(problem)  # solver="auto"
+    assert result.solver == "active_set" and result.status == "optimal"
+    assert result.objective == pytest.approx(solve_primal(problem), rel=OBJ_RTOL)
+    _check_orderings(result)
+    cert = certify(problem, result.dual_coef, result.intercept, result.multipliers)
+    assert cert.certified and cert.gap <= GAP_TOL and cert.max_violation <= VIOLATION_TOL
+
+
+@pytest.fixture(scope="module")
+def paper_case():
+    """The measured failure: nonlinear design, n = 90, d = 6, sigma = 0.5, C = 0.7."""
+    X, y = make_nonlinear(90, d=6, sigma=0.5, random_state=0)
+    return X, y
+
+
+def test_regression_paper_design_named_and_callable_kernels(paper_case):
+    X, y = paper_case
+    named = NORDIC(y, X, method="nordic0", kernel="rbf", C=0.7)
+    gamma = named.kernel.gamma
+    problem = named.build_problem()
+    reference = solve_primal(problem)
+    assert reference == pytest.approx(60.4642548911, rel=1e-8)  # Clarabel, measured
+    fit = named.fit().solver_result
+    assert fit.status == "optimal" and fit.objective == pytest.approx(reference, rel=1e-8)
+    _check_orderings(fit)
+
+    def rbf(A, B):
+        return np.exp(-gamma * cdist(A, B, "sqeuclidean"))
+
+    other = NORDIC(y, X, method="nordic0", kernel=rbf, C=0.7).fit().solver_result
+    assert other.objective == pytest.approx(fit.objective, rel=1e-9)
+
+
+def test_quadprog_reference_is_not_labelled_optimal_when_uncertified(paper_case):
+    # quadprog with its ridge stops 13% above the optimum here; the certificate says so
+    X, y = paper_case
+    problem = NORDIC(y, X, method="nordic0", kernel="rbf", C=0.7).build_problem()
+    with pytest.warns(SolverLimitWarning, match="NOT certified"):
+        res = solve(problem, solver="quadprog")
+    assert res.status != "optimal"
+    assert res.objective > 1.01 * solve_primal(problem)
+    assert res.gap > GAP_TOL or res.max_violation > VIOLATION_TOL
+
+
+def test_optimum_invariant_to_tiny_gram_perturbation():
+    problem = rbf_problem(80, 3, 0.1, 1.0, seed=5)
+    rng = np.random.default_rng(0)
+    E = rng.normal(size=problem.gram.shape)
+    gram = problem.gram * (1.0 + 1e-14 * (E + E.T) / 2)
+    perturbed = NordicProblem(gram, problem.signs, problem.C, method="nordic0")
+    a, b = solve(problem), solve(perturbed)
+    assert a.status == b.status == "optimal"
+    assert b.objective == pytest.approx(a.objective, rel=1e-9)
+
+
+def test_warm_start_along_c_reaches_the_same_optimum():
+    problem = rbf_problem(60, 4, 1.0, 1.0, seed=7)
+    first = solve(problem)
+    bigger = NordicProblem(problem.gram, problem.signs, 4.0, method="nordic0")
+    warm = solve_nordic0_active_set(bigger, warm_start={**first.multipliers, "C": 1.0})
+    cold = solve(bigger)
+    assert warm.status == "optimal" and warm.info["start"] == "warm_start"
+    assert warm.objective == pytest.approx(cold.objective, rel=1e-8)
+
+
+def test_gap_above_tolerance_is_never_optimal():
+    bad = Certificate(primal=10.0, dual=9.9, gap=0.01, primal_violation=0.0,
+                      dual_violation=0.0)
+    assert not bad.certified
+    assert finish_status("x", "optimal", bad)[0] == "inaccurate"
+    violated = Certificate(10.0, 10.0, 0.0, primal_violation=1e-5, dual_violation=0.0)
+    assert finish_status("x", "optimal", violated)[0] == "inaccurate"
+    # a solver stopped early: the certificate fails and the status says so
+    problem = rbf_problem(120, 3, 1.0, 1.0, seed=3)
+    with pytest.warns(SolverLimitWarning, match="NOT certified"):
+        res = solve_nordic0_active_set(problem, max_iter=1)
+    assert res.status != "optimal" and (res.gap > GAP_TOL or res.max_violation > VIOLATION_TOL)
+
+
+def test_perturbed_answer_fails_its_certificate():
+    problem = rbf_problem(60, 3, 1.0, 2.0, seed=9)
+    res = solve(problem)
+    assert res.certificate.certified
+    omega = res.dual_coef.copy()
+    omega[0] += 1e-3
+    cert = certify(problem, omega, res.intercept, res.multipliers)
+    assert not cert.certified and cert.dual_violation > VIOLATION_TOL
+
+
+@pytest.mark.parametrize("method,solver", [("bsvm", "quadprog"), ("nordic1", "quadprog"),
+                                           ("bsvm", "decomposition"),
+                                           ("nordic1", "decomposition")])
+def test_every_convex_solver_carries_a_certificate(method, solver):
+    base = rbf_problem(60, 4, 1.0, 1.0, seed=11)
+    problem = NordicProblem(base.gram, base.signs, 1.0, method=method)
+    res = solve(problem, solver=solver)
+    assert res.status == "optimal" and res.certificate.certified
+    assert res.gap == res.certificate.gap <= GAP_TOL
+    assert res.max_violation == res.certificate.max_violation <= VIOLATION_TOL
+
+
+def test_stopped_decomposition_is_not_optimal():
+    base = rbf_problem(150, 3, 1.0, 8.0, seed=12)
+    problem = NordicProblem(base.gram, base.signs, 8.0, method="nordic1")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", SolverLimitWarning)
+        res = solve_dual_decomposition(problem, max_iter=1, warm_start={
+            "alpha": np.zeros(problem.signs.shape)})
+    assert res.status != "optimal"
+    assert not res.certificate.certified
+
+
+def test_auto_uses_the_exact_solver_and_options_are_checked():
+    problem = rbf_problem(30, 3, 1.0, 1.0, seed=1)
+    assert choose_solver(problem) == "active_set"
+    with pytest.raises(ValueError, match="max_add"):
+        solve(problem, max_add=0)
+    with pytest.raises(ValueError, match="active_set"):
+        solve(NordicProblem(problem.gram, problem.signs, 1.0, method="nordic1"),
+              solver="active_set")
