@@ -236,3 +236,29 @@ def test_through_the_model_api():
     # f = K omega + b is unique (strictly convex in f); 1e-4 allows the two solvers'
     # tolerances (objective agreement ~1e-9 relative, KKT tol 1e-7)
     np.testing.assert_allclose(fast.decision_function(X), exact.decision_function(X), atol=1e-4)
+
+
+@pytest.mark.parametrize("noncrossing", ["separate", "joint"])
+def test_duplicated_rows_solve_like_their_case_weights(noncrossing):
+    # Factor-only data repeat a few covariate patterns many times.  Equal rows carry the
+    # same noncrossing constraint; the working set must not collect copies of it (the
+    # sub-problem became degenerate and the solver stalled).  The replicated data and the
+    # distinct rows with their counts as case weights are the same problem.
+    rng = np.random.default_rng(3)
+    patterns = rng.integers(0, 2, size=(12, 4)).astype(float)
+    rows = rng.integers(0, 12, size=150)
+    latent = patterns[rows] @ [1.0, -0.5, 0.3, 0.2] + rng.logistic(size=150) * 0.5
+    codes = np.digitize(latent, [0.2, 0.8])
+    kern = make_kernel("rbf", patterns[rows])
+    replicated = NordicProblem(gram=kern(patterns[rows], patterns[rows]),
+                               signs=binary_signs(codes, 3), C=1.0, noncrossing=noncrossing)
+    res = solve_dual_decomposition(replicated)
+    assert res.status == "optimal", res.certificate
+    assert res.info["max_phi_in_working_set"] <= 12 * 2  # one copy per pattern and boundary
+    pairs, counts = np.unique(np.c_[rows, codes], axis=0, return_counts=True)
+    X_unique = patterns[pairs[:, 0]]
+    weighted = NordicProblem(gram=kern(X_unique, X_unique), signs=binary_signs(pairs[:, 1], 3),
+                             C=1.0, noncrossing=noncrossing,
+                             hinge_weights=np.repeat(counts[:, None].astype(float), 2, axis=1))
+    reference = solve_primal(weighted)
+    assert res.objective == pytest.approx(reference, rel=1e-6)

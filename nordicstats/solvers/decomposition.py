@@ -90,6 +90,12 @@ class DualState:
         self.alpha = np.array(alpha, dtype=float)
         self.phi = np.array(phi, dtype=float) if self.has_phi else np.zeros((self.Y.shape[0], 0))
         self.gamma = np.array(gamma, dtype=float) if self.has_gamma else np.zeros(0)
+        # rows with equal Gram rows carry the same noncrossing constraint; only the
+        # first of each may enter the working set (duplicated covariate patterns would
+        # otherwise make the working-set QP degenerate)
+        self.constraint_row = np.zeros(self.Y.shape[0], dtype=bool)
+        if self.has_phi:
+            self.constraint_row[distinct_rows(problem.gram)] = True
         self.refresh()
 
     @property
@@ -190,7 +196,7 @@ class DualState:
             return alpha_set, (np.zeros(0, int), np.zeros(0, int))
         rp = self._phi_gradient(b)
         active = self.phi > 0
-        cand = np.flatnonzero((~active & (rp < 0)).ravel())
+        cand = np.flatnonzero((~active & (rp < 0) & self.constraint_row[:, None]).ravel())
         if cand.size > max_phi:
             cand = cand[np.argpartition(rp.ravel()[cand], max_phi)[:max_phi]]
         flat = np.union1d(np.flatnonzero(active.ravel()), cand)
@@ -219,6 +225,28 @@ class DualState:
         self.rebalance()
         return b
 
+    def iterate(self, b, q, max_phi, iteration, dual):
+        """One working-set iteration from intercepts b (the loop body of both solvers).
+
+        Returns
+        -------
+        b : ndarray
+            New intercepts (kept where a boundary had no variable in the working set).
+        dual : float
+            Dual objective after the step.
+        n_phi : int
+            Noncrossing multipliers in the working set.
+        progressed : bool
+            Whether the dual objective rose by more than round-off.
+        """
+        alpha_set, phi_set = self.select(b, q, max_phi)
+        b_new = self.step(alpha_set, phi_set)
+        if (iteration + 1) % 50 == 0:
+            self.refresh()  # G = K omega drifts by round-off over many rank-one updates
+        new = self.dual_objective()
+        return (np.where(np.isnan(b_new), b, b_new), new, phi_set[0].size,
+                new - dual > 1e-15 * max(1.0, abs(new)))
+
     def _apply(self, sub, delta):
         ak, ai = sub.alpha_set
         pk, pi = sub.phi_set
@@ -230,6 +258,19 @@ class DualState:
             self.gamma = np.maximum(self.gamma + delta[na + npk:], 0.0)
         d_omega = (sub.atoms @ delta).reshape(self.m, sub.rows.size).T
         self.G += self.problem.gram[sub.rows].T @ d_omega
+
+
+def distinct_rows(A):
+    """Indices of the first occurrence of each distinct row of ``A`` (sorted).
+
+    Examples
+    --------
+    >>> distinct_rows(np.array([[1.0, 2.0], [3.0, 4.0], [1.0, 2.0]])).tolist()
+    [0, 1]
+    """
+    A = np.ascontiguousarray(A)
+    rows = A.view(np.dtype((np.void, A.dtype.itemsize * A.shape[1]))).ravel()
+    return np.sort(np.unique(rows, return_index=True)[1])
 
 
 def _unique_pairs(k, i, n):
@@ -474,15 +515,10 @@ def solve_dual_decomposition(problem, tol=DEFAULT_TOL, working_set=DEFAULT_WORKI
         if it >= max_iter or (time_limit and time.perf_counter() - start > time_limit):
             status = "iteration_limit" if it >= max_iter else "time_limit"
             break
-        alpha_set, phi_set = state.select(b, int(working_set), int(max_phi))
-        phi_seen = max(phi_seen, phi_set[0].size)
-        b_new = state.step(alpha_set, phi_set)
-        b = np.where(np.isnan(b_new), b, b_new)
+        b, dual, n_phi, progressed = state.iterate(b, int(working_set), int(max_phi), it, dual)
+        phi_seen = max(phi_seen, n_phi)
         it += 1
-        if it % 50 == 0:
-            state.refresh()
-        previous, dual = dual, state.dual_objective()
-        stalled = stalled + 1 if dual - previous <= 1e-15 * max(1.0, abs(dual)) else 0
+        stalled = 0 if progressed else stalled + 1
     state.refresh()
     return _finish(problem, state, status, it, viol, phi_seen, origin,
                    time.perf_counter() - start)

@@ -346,14 +346,9 @@ def _inner(state, b, tol, q, max_iter, it, start, time_limit):
             return it, b, "iteration_limit"
         if time_limit and time.perf_counter() - start > time_limit:
             return it, b, "time_limit"
-        alpha_set, phi_set = state.select(b, q, 0)
-        b_new = state.step(alpha_set, phi_set)
-        b = np.where(np.isnan(b_new), b, b_new)
+        b, dual, _, progressed = state.iterate(b, q, 0, it, dual)
         it += 1
-        if it % 50 == 0:
-            state.refresh()
-        previous, dual = dual, state.dual_objective()
-        stalled = stalled + 1 if dual - previous <= 1e-15 * max(1.0, abs(dual)) else 0
+        stalled = 0 if progressed else stalled + 1
 
 
 def _result(problem, state, status, iterations, rounds, origin, elapsed):
