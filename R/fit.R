@@ -137,7 +137,8 @@ confint.nordicstats_fit <- function(object, parm, level = 0.95, ...)
     tab <- out$table
     est <- as.matrix(tab[, setdiff(names(tab), c("block", "term")), drop = FALSE])
     rownames(est) <- paste(tab$block, tab$term, sep = ":")
-    list(coefficients = est, block = tab$block, term = tab$term, note = out$note)
+    list(coefficients = est, block = tab$block, term = tab$term, note = out$note,
+         se_sources = out$sources)
 }
 
 ## printCoefmat() of the rows of one block, named by `names`.

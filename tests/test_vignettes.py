@@ -82,6 +82,13 @@ def test_inference(tmp_path, monkeypatch):
     assert coverage.shape == (6, 2) and ns["coverage_reps"]["Bahadur"] == 40
     assert 0.85 <= coverage["Bahadur"].mean() <= 1.0
     assert coverage["Bahadur"].min() >= 0.75
+    # The default cov_type="auto": Bahadur in the regular design; in the latent-logistic
+    # design boundary 2|3 (constant BSVM) is bootstrapped and forced Bahadur withholds it.
+    assert fit.cov_type == "auto"
+    assert fit.cov_sources["estimator"].tolist() == ["bahadur", "bahadur"]
+    latent = ns["latent_auto"]
+    assert latent.cov_sources["estimator"].tolist() == ["bahadur", "bahadur", "bootstrap"]
+    assert np.all(latent.bse["2|3"] < 0.15) and ns["forced"].bse["2|3"].isna().all()
 
 
 def test_theory(tmp_path, monkeypatch):
