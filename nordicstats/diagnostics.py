@@ -193,7 +193,7 @@ def side_counts(signs, weights=None):
     Examples
     --------
     >>> side_counts(np.array([[1, 1], [-1, 1], [-1, -1]])).tolist()
-    [1, 1]
+    [1.0, 1.0]
     """
     signs = np.asarray(signs)
     w = np.ones(signs.shape) if weights is None else np.asarray(weights, dtype=float)
