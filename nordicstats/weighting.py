@@ -150,8 +150,12 @@ def describe_weighting(weights, cost, levels):
         notes.append(f"cost matrix (rows = true level, columns = predicted) [{rows}]")
     if not labels:
         return "", ""
-    return " x ".join(labels), ("Hinge terms weighted by " + " x ".join(notes) + "; boundary k "
-                                "of a level-l case carries w_i |cost[l, k+1] - cost[l, k]|.")
+    carries = ("w_i |cost[l, k+1] - cost[l, k]|" if weights is not None
+               else "|cost[l, k+1] - cost[l, k]|")
+    if cost is None:
+        return labels[0], "Hinge terms weighted by " + notes[0] + "."
+    return " x ".join(labels), ("Hinge terms weighted by " + " x ".join(notes)
+                                + f"; boundary k of a level-l case carries {carries}.")
 
 
 def _reorder_frame(cost, levels, owner):

@@ -1,4 +1,4 @@
-"""Tests of nordicstats.inference / nordicstats.bootstrap.
+"""Tests of nordicstats.covariance / nordicstats.bootstrap.
 
 Reference values: beta* and the asymptotic SDs of the two binary designs D1, D2 are the
 values of docs/notes/inference-bandwidth.md (computed there independently); the
