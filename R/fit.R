@@ -137,7 +137,8 @@ confint.nordicstats_fit <- function(object, parm, level = 0.95, ...)
     tab <- out$table
     est <- as.matrix(tab[, setdiff(names(tab), c("block", "term")), drop = FALSE])
     rownames(est) <- paste(tab$block, tab$term, sep = ":")
-    list(coefficients = est, block = tab$block, term = tab$term, note = out$note)
+    list(coefficients = est, block = tab$block, term = tab$term, note = out$note,
+         se_sources = out$sources)
 }
 
 ## printCoefmat() of the rows of one block, named by `names`.
@@ -159,15 +160,8 @@ confint.nordicstats_fit <- function(object, parm, level = 0.95, ...)
     }
 }
 
-#' Wald test of parallel boundaries
-#'
-#' Tests H0: w_1 = ... = w_{K-1} (all slopes equal across the K-1 boundaries of a
-#' linear NORDIC fit) with the joint Bahadur covariance; the SVM analogue of the
-#' Brant test of proportional odds. Computed in Python (`test_parallel()`).
-#'
-#' @param object a fit from [nordic()] with `kernel = "linear"` and K >= 3 levels.
-#' @return an object of class `"htest"`.
-#' @export
+## Wald test of parallel boundaries, H0: w_1 = ... = w_{K-1}, computed in Python
+## (test_parallel()); documented in man/parallel_test.Rd.
 parallel_test <- function(object)
 {
     if (!inherits(object, "nordic"))

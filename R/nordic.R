@@ -59,6 +59,7 @@ print.summary.nordic <- function(x, digits = max(3L, getOption("digits") - 3L),
     .print_block(x, is_int, x$block, "Intercepts (one per boundary):", digits,
                  signif.stars, p_values = FALSE, ...)
     if (!is.null(x$note)) cat("\nStandard errors not available:", x$note, "\n")
+    .print_se_sources(x$se_sources)
     cat("\nObjective:", format(x$objective, digits = digits), "  Solver:", x$solver,
         paste0("(", x$status, ")"), "  Training crossing rate:",
         format(x$crossing_rate, digits = digits), "\n")
@@ -74,4 +75,16 @@ coef.nordic <- function(object, ...)
     b <- matrix(object$intercepts, nrow = 1L,
                 dimnames = list("(Intercept)", names(object$intercepts)))
     if (is.null(object$coefficients)) b else rbind(b, object$coefficients)
+}
+
+## Which estimator gave each boundary's standard errors, and why (cov_type = "auto").
+.print_se_sources <- function(src)
+{
+    if (is.null(src) || !NROW(src)) return(invisible())
+    cat("\nStandard errors by boundary:\n")
+    for (i in seq_len(NROW(src))) {
+        why <- if (nzchar(src$reason[i])) paste0(" (", src$reason[i], ")") else ""
+        cat("  ", src$boundary[i], ": ", src$estimator[i], why, "\n", sep = "")
+    }
+    invisible()
 }

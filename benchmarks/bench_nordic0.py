@@ -5,8 +5,8 @@ Parts (``--part``; default all):
 * ``auto``: quadprog against the fast exact solvers on the paper's nonlinear design
   (d = 10, sigma = 1, RBF with the median width, C = 1) for n = 20 upward, K = 3
   and 5: BSVM and NORDIC-1 against ``decomposition``, NORDIC-0 against
-  ``active_set``.  ``AUTO_QUADPROG_MAX_ROWS`` in :mod:`nordicstats.solvers` is set
-  from this table (quadprog only where it is the faster exact choice).
+  ``active_set``.  This table is why ``solver="auto"`` never picks quadprog
+  (:func:`nordicstats.solvers.choose_solver`; ``docs/notes/solvers.md``).
 * ``grid``: the 27-fit balance-scale grid (paper, Section 7: 208 stratified
   training rows, C in 2^-4..2^4 by the 10/50/90% widths) for NORDIC-0 with
   ``active_set`` (cold, and warm along C), against the same grid of libsvm BSVM

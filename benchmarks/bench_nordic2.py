@@ -3,8 +3,9 @@
 Data: the paper's nonlinear design (Section 6.1; d = 10, sigma = 1) from
 :func:`nordicstats.datasets.make_nonlinear`; K = 5 uses that function's documented
 K-class extension of the scores (equally spaced t_k in f_k = 2 t_k x1 + (3 t_k^2 - 2) g).
-RBF kernel with the median-distance width.  C = 1 is the design of the shared notes;
-C = 10 gives more crossings in the relaxation, so SCIP has more to do.
+RBF kernel with the median-distance width.  C = 1 is the design of
+docs/notes/solvers.md; C = 10 gives more crossings in the relaxation, so
+SCIP has more to do.
 
 For every (K, n, C) it prints, per seed:
 

@@ -1,4 +1,4 @@
-"""Speed and memory of the NORDIC solvers against K-1 libsvm fits (issue 9).
+"""Speed and memory of the NORDIC solvers against K-1 libsvm fits.
 
 On the paper's nonlinear design (Section 6.1: d = 10, sigma = 1, RBF kernel with
 the median-distance width, C = 1) this times, on the same data in one run:
@@ -21,7 +21,7 @@ the n x n Gram matrix is built before the steps and is not counted in them (its
 size is printed).
 
 Run:  OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 python benchmarks/bench_speed.py
-      (--quick for n <= 2,000).  Targets (issue 9): NORDIC-1 RBF, K = 3, n = 2,000
+      (--quick for n <= 2,000).  Targets: NORDIC-1 RBF, K = 3, n = 2,000
 within 10x of the libsvm time; n = 10,000 under 60 s; linear n = 100,000 fit + SEs
 under 10 s.
 """

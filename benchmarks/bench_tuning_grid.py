@@ -1,4 +1,4 @@
-"""The paper's C-by-width tuning grid on balance-scale: 27 NORDIC-1 fits (issue 9).
+"""The paper's C-by-width tuning grid on balance-scale: 27 NORDIC-1 fits.
 
 Protocol (paper, Section 7): 208 training rows drawn stratified from the 625
 balance-scale rows (:func:`nordicstats.datasets.stratified_split`); grid

@@ -12,7 +12,7 @@ from nordicstats.exceptions import InferenceWarning
 from nordicstats.solvers.problem import METHOD_NAMES
 from nordicstats.weighting import describe_weighting
 
-__all__ = ["build_summary", "NORDICSummary"]
+__all__ = ["build_summary", "sources_text", "NORDICSummary"]
 
 
 class NORDICSummary(Summary):
@@ -108,7 +108,7 @@ def _coefficient_tables(results, alpha):
     """Per-boundary coefficient blocks for linear fits (with inference when available)."""
     if not results.model.kernel.is_linear:
         return []
-    if results.covariance is not None:  # inference (issue 4): one block per boundary
+    if results.covariance is not None:  # inference: one block per boundary
         return coefficient_tables(results, alpha)
     params = results.params
     rows = [[term] + [f"{v:.4f}" for v in params.loc[term]] for term in params.index]
@@ -182,9 +182,19 @@ def coefficient_tables(results, alpha=0.05):
         cols = (results.params.iloc[:, k], results.bse.iloc[:, k], results.tvalues.iloc[:, k],
                 results.pvalues.iloc[:, k])
         parts = (results, *[c.to_numpy() for c in cols], ci[rows])
+        title = f"Boundary {name}{_source_title(results, k)}"
         tables.append(summary_params(parts, yname=f"boundary {name}", xname=terms, alpha=alpha,
-                                     use_t=False, title=f"Boundary {name}"))
+                                     use_t=False, title=title))
     return tables
+
+
+def _source_title(results, k):
+    """" (std err: bootstrap)" after a boundary's title when "auto" chose per boundary."""
+    cov = results.covariance
+    if cov.cov_type != "auto":
+        return ""
+    return {"bahadur": " (std err: Bahadur)", "bootstrap": " (std err: bootstrap)",
+            "none": " (std err: none)"}[cov.sources[k].estimator]
 
 
 def header_rows(results):
@@ -195,7 +205,7 @@ def header_rows(results):
     rows = [("Cov. Type:", [cov.cov_type])]
     if cov.bandwidths is not None:
         rows.append(("Bandwidth:", [", ".join(f"{h:.4g}" for h in cov.bandwidths)]))
-    else:
+    if cov.cov_type == "bootstrap" or any(c.estimator == "bootstrap" for c in cov.sources):
         rows.append(("Replicates:", [str(cov.cov_kwds["n_boot"])]))
     return rows
 
@@ -206,6 +216,8 @@ def summary_notes(results):
     if cov is None:
         return []
     lines = [f"Covariance: {cov.description}."]
+    if cov.cov_type != "bootstrap":
+        lines.append(f"Standard errors by boundary: {sources_text(results)}.")
     if len(results.boundary_names) > 1:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", InferenceWarning)
@@ -214,3 +226,12 @@ def summary_notes(results):
                      f"{test.statistic:.4g}, p-value = {test.pvalue:.4g}.")
     lines += [f"WARNING: {note}" for note in cov.notes]
     return lines
+
+
+def sources_text(results):
+    """"Bahadur for 0|1, 1|2; bootstrap for 2|3": which estimator each boundary uses."""
+    groups = {}
+    for name, c in zip(results.boundary_names, results.covariance.sources, strict=True):
+        groups.setdefault(c.estimator, []).append(str(name))
+    label = {"bahadur": "Bahadur", "bootstrap": "bootstrap", "none": "none (withheld)"}
+    return "; ".join(f"{label[e]} for {', '.join(n)}" for e, n in groups.items())

@@ -27,11 +27,12 @@ MAX_REDRAWS = 100
 MAX_FAILED_SHARE = 0.1
 
 
-def _resample(seed, codes, n_levels, p=None):
+def _resample(seed, codes, n_levels, p=None, size=None):
     rng = np.random.default_rng(seed)
     n = codes.size
+    m = n if size is None else int(size)
     for _ in range(MAX_REDRAWS):
-        idx = rng.integers(0, n, size=n) if p is None else rng.choice(n, size=n, p=p)
+        idx = rng.integers(0, n, size=m) if p is None else rng.choice(n, size=m, p=p)
         if np.unique(codes[idx]).size == n_levels:
             return np.sort(idx)
     raise ValueError(
@@ -40,8 +41,8 @@ def _resample(seed, codes, n_levels, p=None):
     )
 
 
-def _one_replicate(refit, seed, codes, n_levels, rows=None, p=None):
-    idx = _resample(seed, codes, n_levels, p)
+def _one_replicate(refit, seed, codes, n_levels, rows=None, p=None, size=None):
+    idx = _resample(seed, codes, n_levels, p, size)
     try:
         return np.asarray(refit(idx if rows is None else rows[idx]), dtype=float)
     except (SolverError, np.linalg.LinAlgError):
@@ -49,7 +50,7 @@ def _one_replicate(refit, seed, codes, n_levels, rows=None, p=None):
 
 
 def bootstrap_replicates(refit, codes, n_boot=200, random_state=None, n_jobs=1, disable=None,
-                         weights=None):
+                         weights=None, size=None):
     """Refit on n_boot case resamples and return the coefficient matrices.
 
     Parameters
@@ -72,6 +73,11 @@ def bootstrap_replicates(refit, codes, n_boot=200, random_state=None, n_jobs=1, 
         bootstrap of the replicated data for the same ``random_state``) and ``refit``
         gets indices into the original rows.  Other weights draw n rows with
         probabilities w_i / sum(w) (``refit`` should then scale the loss by sum(w) / n).
+    size : int, optional
+        Rows per resample, m; default n (N = sum(w) for integer weights).  With m < n
+        (the m-out-of-n bootstrap) the spread of the replicates estimates the law at
+        sample size m, so their covariance must be multiplied by m / n by the caller
+        (the validity study does; it found no gain over m = n at constrained boundaries).
 
     Returns
     -------
@@ -101,7 +107,7 @@ def bootstrap_replicates(refit, codes, n_boot=200, random_state=None, n_jobs=1, 
             p = weights / weights.sum()
     n_levels = np.unique(codes).size
     seeds = np.random.SeedSequence(random_state).spawn(int(n_boot))
-    jobs = (delayed(_one_replicate)(refit, seed, codes, n_levels, rows, p) for seed in seeds)
+    jobs = (delayed(_one_replicate)(refit, seed, codes, n_levels, rows, p, size) for seed in seeds)
     runner = Parallel(n_jobs=n_jobs, return_as="generator")
     results = list(tqdm(runner(jobs), total=len(seeds), disable=disable, desc="bootstrap"))
     ok = [r for r in results if r is not None]

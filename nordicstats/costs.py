@@ -4,14 +4,14 @@ A cost matrix ``cost`` of K ordered levels holds ``cost[l, j]``, the cost of
 predicting level j for a case of level l (row = true level, column =
 predicted level, levels coded 0, ..., K-1 lowest first).  NORDIC accepts a cost
 matrix that is zero on the diagonal and nondecreasing away from it along every
-row,
+row::
 
     0 = cost[l, l] <= cost[l, l+1] <= ... <= cost[l, K-1],
     0 = cost[l, l] <= cost[l, l-1] <= ... <= cost[l, 0],
 
 so that predicting further from the truth never costs less.  Such a row is the
 sum of its increments across the K-1 boundaries between adjacent levels
-(boundary k lies between levels k and k+1, k = 0, ..., K-2):
+(boundary k lies between levels k and k+1, k = 0, ..., K-2)::
 
     c_{l,k} = |cost[l, k+1] - cost[l, k]|,
     cost[l, j] = sum of c_{l,k} over the boundaries k between l and j.

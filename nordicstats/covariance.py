@@ -23,7 +23,7 @@ which is what Wald tests across boundaries (e.g. parallel boundaries) need.
 
 Plug-in estimator (:class:`BahadurCovariance`): r_ik = 1 - y_i^(k) x~_i' beta^_k,
 G^_kl = n^{-1} sum_i s_ik s_il' with scores s_ik = 1{r_ik >= 0} y_i^(k) x~_i (the ~d+1
-rows exactly on the margin, |r_ik| <= MARGIN_TOL, count 1/2 there), and
+rows exactly on the margin, ``|r_ik| <= MARGIN_TOL``, count 1/2 there), and
 H^_k = (n h_k)^{-1} sum_i kappa(r_ik / h_k) x~_i x~_i' with a smoothing kernel kappa
 and bandwidth h_k = c * min(sd(r_k), IQR(r_k) / 1.34) * n^(-1/3) (the Hall-Sheather
 rate used for the same job in quantile regression; c = 1 by default).  This choice
@@ -35,8 +35,13 @@ Parameters are stacked boundary-major: the vector is ``params.T.ravel()`` for a
 Entry point :func:`estimate_covariance`; use through the model:
 ``NORDIC(..., kernel="linear").fit(cov_type=..., cov_kwds=...)``
 
-* ``cov_type="bahadur"`` (default for linear fits): ``cov_kwds`` ``bandwidth``
-  ("hall-sheather" or a positive number, or one per boundary), ``kernel``
+* ``cov_type="auto"`` (default for linear fits): per boundary, the Bahadur sandwich
+  where the validity diagnostics of :mod:`nordicstats.diagnostics` pass, the bootstrap
+  where they fail, nothing on lattice designs (:mod:`nordicstats.auto_covariance`;
+  evidence in ``docs/notes/inference-validity.md``); ``cov_kwds`` those of both below
+  (``random_state`` defaults to 0 so that default summaries are reproducible);
+* ``cov_type="bahadur"``: NaN for the boundaries failing the diagnostics;
+  ``cov_kwds`` ``bandwidth`` ("hall-sheather" or a positive number, or one per boundary), ``kernel``
   ("gaussian" or "epanechnikov", both scaled to unit variance), ``constant`` (1.0);
 * ``cov_type="bootstrap"``: case resampling and a refit per replicate, ``cov_kwds``
   ``n_boot`` (200), ``random_state``, ``n_jobs`` (joblib), ``disable`` (True hides the
@@ -48,17 +53,17 @@ a w-weighted average, n is N = sum_i w_i (in H^, G^, the 1/n of the covariance a
 the bandwidth, whose sd and IQR are those of the residuals repeated w_i times), so
 integer weights give exactly the sandwich of the data with row i repeated w_i
 times; the bootstrap resamples those N rows.  A cost matrix makes boundary k's
-loss c_k(Y) (1 - Y^(k) f_k)_+ with c_k(l) = |cost[l, k+1] - cost[l, k]|; the
+loss c_k(Y) (1 - Y^(k) f_k)_+ with c_k(l) = ``|cost[l, k+1] - cost[l, k]|``; the
 estimand is then the population minimiser of that weighted hinge risk (not the
 unweighted SVM's limit), with H_k = E[c_k delta(R_k) x~ x~'] and scores
 c_k 1{R_k >= 0} Y^(k) x~, i.e. the same sandwich with the cost increments inside
 H^ and the scores (coverage checked by Monte Carlo in ``benchmarks/bench_weights.py``).
 
-Guards: a constant classifier (w^_k = 0) or a near-singular H^_k (scaled condition
-number > :data:`COND_MAX`) gives NaN standard errors for that boundary plus an
-:class:`~nordicstats.exceptions.InferenceWarning`; fewer than :data:`MIN_SIDE_COUNT`
-observations on a side of a boundary, or noncrossing constraints active at the
-solution, give a warning with the numbers.  Non-linear kernels raise ``ValueError``.
+Guards: a boundary failing the diagnostics (constant or nearly constant unconstrained
+fit, constraints moving the estimate, lattice design, fewer than :data:`MIN_SIDE_COUNT`
+observations on a side, near-singular H^_k) gets bootstrap standard errors under
+``"auto"`` and none under ``"bahadur"``; ``notes`` name the boundary and the reason
+(the results raise them as :class:`~nordicstats.exceptions.InferenceWarning`).
 """
 
 from __future__ import annotations
@@ -67,8 +72,10 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from nordicstats.auto_covariance import BoundaryChoice, bahadur_only, per_boundary_covariance
 from nordicstats.bootstrap import BootstrapCovariance, bootstrap_replicates
 from nordicstats.data import binary_signs
+from nordicstats.diagnostics import THRESHOLDS, check_boundaries
 from nordicstats.kernels import weighted_quantile
 
 __all__ = [
@@ -80,7 +87,7 @@ __all__ = [
     "bandwidth",
     "check_cov_kwds",
     "margin_residuals",
-    "side_count_warning",
+    "diagnose",
     "COND_MAX",
     "MIN_SIDE_COUNT",
     "KERNELS",
@@ -88,11 +95,11 @@ __all__ = [
 
 #: Largest condition number of the scaled Hessian D^{-1/2} H^ D^{-1/2} (D = diag H^)
 #: for which Wald standard errors are reported; above it the boundary's are NaN.
-COND_MAX = 1e8
-#: Fewer observations than this on either side of a boundary triggers an InferenceWarning
-#: (Monte Carlo: at n <= 200 in balanced designs, i.e. ~100 per side, the slopes are biased
-#: upward and even the true SD under-covers; see the shared notes).
-MIN_SIDE_COUNT = 100
+COND_MAX = THRESHOLDS["cond_max"]
+#: Fewer observations than this on either side of a boundary fail the validity diagnostics
+#: (Monte Carlo: at ~100 per side the slopes are biased upward and even the true SD
+#: under-covers; docs/notes/inference-validity.md).
+MIN_SIDE_COUNT = THRESHOLDS["min_side"]
 #: Residuals within this distance of 0 or 2 for every row mean a constant classifier (w = 0).
 CONSTANT_TOL = 1e-7
 #: Rows with |r_ik| <= MARGIN_TOL lie on the margin; they enter G^ with weight 1/2 so that
@@ -122,11 +129,13 @@ def check_cov_kwds(cov_type, cov_kwds):
 
     Parameters
     ----------
-    cov_type : {"bahadur", "bootstrap"}
+    cov_type : {"auto", "bahadur", "bootstrap"}
     cov_kwds : dict or None
-        ``"bahadur"``: ``bandwidth`` ("hall-sheather" or a positive float, or one per
-        boundary), ``kernel`` ("gaussian" or "epanechnikov"), ``constant`` (positive
-        float multiplying the rule).  ``"bootstrap"``: ``n_boot`` (int >= 20),
+        ``"auto"``: the options of both (``random_state`` defaults to 0 there so that
+        default summaries are reproducible).  ``"bahadur"``: ``bandwidth``
+        ("hall-sheather" or a positive float, or one per boundary), ``kernel``
+        ("gaussian" or "epanechnikov"), ``constant`` (positive float multiplying the
+        rule).  ``"bootstrap"``: ``n_boot`` (int >= 20),
         ``random_state``, ``n_jobs``, ``disable`` (hide the tqdm progress bar; the
         default None shows it on a terminal only).
 
@@ -141,7 +150,8 @@ def check_cov_kwds(cov_type, cov_kwds):
         Unknown ``cov_type``, unknown option names (the valid ones are listed) or
         invalid values.
     """
-    defaults = {"bahadur": _COV_KWDS, "bootstrap": _BOOT_KWDS}
+    defaults = {"bahadur": _COV_KWDS, "bootstrap": _BOOT_KWDS,
+                "auto": {**_COV_KWDS, **_BOOT_KWDS, "random_state": 0}}
     if cov_type not in defaults:
         raise ValueError(
             f"The 'cov_type' parameter must be one of {[None, *sorted(defaults), 'none']}. "
@@ -155,9 +165,9 @@ def check_cov_kwds(cov_type, cov_kwds):
             f"valid options are {sorted(defaults[cov_type])}."
         )
     out = {**defaults[cov_type], **kwds}
-    if cov_type == "bahadur":
+    if cov_type in ("bahadur", "auto"):
         _check_bahadur_kwds(out)
-    else:
+    if cov_type in ("bootstrap", "auto"):
         n_boot = out["n_boot"]
         if not isinstance(n_boot, (int, np.integer)) or n_boot < 20:
             raise ValueError(
@@ -220,7 +230,8 @@ def bandwidth(residuals, rule="hall-sheather", constant=1.0, weights=None):
     rule : "hall-sheather" or float or array of K-1 floats
         A number is used as the bandwidth itself (``constant`` is then ignored).
     constant : float, default=1.0
-        Constants 1 to 1.5 gave 93-96% coverage in the notes' Monte Carlo; 0.5 under-covers.
+        Constants 1 to 1.5 gave 93-96% coverage in the Monte Carlo of
+        ``docs/notes/inference-bandwidth.md``; 0.5 under-covers.
     weights : ndarray of shape (n,), optional
         Frequency weights: sd, IQR and n are those of the residuals repeated w_i times.
 
@@ -347,7 +358,7 @@ class BahadurCovariance:
 
         Stacked boundary-major: shape (n, (K-1)(1+d)).
 
-        Rows on the margin (|r_ik| <= MARGIN_TOL) get the indicator 1/2.
+        Rows on the margin (``|r_ik| <= MARGIN_TOL``) get the indicator 1/2.
         """
         r = self.residuals
         indicator = np.where(np.abs(r) <= MARGIN_TOL, 0.5, (r > 0).astype(float))
@@ -391,25 +402,6 @@ def scaled_condition_number(H):
     return float(np.linalg.cond(H * np.outer(scale, scale)))
 
 
-def side_count_warning(signs, names, weights=None):
-    """Warning text if a boundary has fewer than MIN_SIDE_COUNT rows on a side, else None.
-
-    ``weights`` (frequencies) count row i w_i times.
-    """
-    signs = np.asarray(signs)
-    w = np.ones(signs.shape[0]) if weights is None else np.asarray(weights, dtype=float)
-    smallest = np.minimum(w @ (signs > 0), w @ (signs < 0))
-    small = [f"{name} ({int(c)})" for name, c in zip(names, smallest, strict=True)
-             if c < MIN_SIDE_COUNT]
-    if not small:
-        return None
-    subject = (f"boundary {small[0]} has" if len(small) == 1
-               else f"boundaries {', '.join(small)} have")
-    return (f"{subject} fewer than {MIN_SIDE_COUNT} observations on one side; the Bahadur "
-            "intervals under-cover at such sizes (slopes are biased away from zero). Consider "
-            "cov_type='bootstrap' or more data.")
-
-
 # --- one entry point on arrays ---------------------------------------------------------------
 @dataclass(frozen=True, eq=False)
 class CovarianceResult:
@@ -430,8 +422,10 @@ class CovarianceResult:
     notes : tuple of str
         The InferenceWarnings raised when the covariance was computed.
     degenerate : mapping of int to str
-        Boundaries (0-based) without valid standard errors, and why (per-boundary
-        diagnostics, e.g. a per-boundary choice of estimator, start from here).
+        Boundaries (0-based) without valid standard errors, and why.
+    sources : tuple of BoundaryChoice
+        Per boundary: the estimator its standard errors come from ("bahadur",
+        "bootstrap" or "none") and why (the failed validity diagnostics).
     """
 
     cov: np.ndarray
@@ -441,6 +435,7 @@ class CovarianceResult:
     bandwidths: tuple | None = None
     notes: tuple = field(default_factory=tuple)
     degenerate: object = field(default_factory=dict)
+    sources: tuple = field(default_factory=tuple)
 
 
 @dataclass(frozen=True, eq=False)
@@ -465,6 +460,12 @@ class FitArrays:
         bandwidth and the bootstrap's resampling.
     loss_weights : ndarray of shape (n, K-1), optional
         Cost increments c_ik of a cost-weighted fit (they enter H^ and the scores).
+    params_unconstrained : ndarray of shape (1 + d, K-1), optional
+        The unconstrained fit (BSVM, same data, weights, costs and C) that the validity
+        diagnostics compare with; None when ``params`` is that fit.
+    thresholds : dict, optional
+        Overrides of :data:`nordicstats.diagnostics.THRESHOLDS` (e.g. no gap check
+        where the unconstrained fit is another problem class).
     """
 
     X: np.ndarray
@@ -474,6 +475,8 @@ class FitArrays:
     refit: object = None
     weights: np.ndarray | None = None
     loss_weights: np.ndarray | None = None
+    params_unconstrained: np.ndarray | None = None
+    thresholds: dict | None = None
 
     @property
     def signs(self):
@@ -481,12 +484,50 @@ class FitArrays:
         return binary_signs(self.codes, self.params.shape[1] + 1)
 
 
+def _sandwich(fit, params, bahadur_kwds):
+    return BahadurCovariance(fit.X, fit.signs, params, weights=fit.weights,
+                             loss_weights=fit.loss_weights, **bahadur_kwds)
+
+
+def diagnose(fit, bahadur, bahadur_kwds):
+    """Validity diagnostics of every boundary of a fitted sandwich.
+
+    Parameters
+    ----------
+    fit : FitArrays
+    bahadur : BahadurCovariance
+        The sandwich of ``fit.params``.
+    bahadur_kwds : dict
+        Its options, reused for the sandwich of the unconstrained fit, whose standard
+        errors scale the gap check.
+
+    Returns
+    -------
+    list of BoundaryDiagnostic
+        See :func:`nordicstats.diagnostics.check_boundaries`; where a check fails the
+        sandwich's own guards (constant classifier, near-singular H) are not repeated,
+        else they are the reason.
+    """
+    params_u = fit.params if fit.params_unconstrained is None else fit.params_unconstrained
+    est_u = bahadur if fit.params_unconstrained is None else _sandwich(fit, params_u,
+                                                                         bahadur_kwds)
+    p = bahadur.params.shape[0]
+    se_u = np.sqrt(np.diag(est_u.cov)).reshape(-1, p).T
+    cond = [scaled_condition_number(H) for H in bahadur.hessians]
+    diags = check_boundaries(fit.X, fit.signs, fit.params, params_u, se_u, bahadur.residuals,
+                             cond, fit.thresholds, fit.weights, fit.loss_weights)
+    for i, d in enumerate(diags):
+        extra = bahadur.degenerate.get(d.boundary)
+        if extra is not None and not d.reasons:
+            diags[i] = type(d)(d.boundary, d.measures, (extra,))
+    return diags
+
+
 def _bahadur(fit, bandwidth, kernel, constant):
-    est = BahadurCovariance(fit.X, fit.signs, fit.params, bandwidth=bandwidth, kernel=kernel,
-                            constant=constant, weights=fit.weights,
-                            loss_weights=fit.loss_weights)
-    return est, tuple(float(h) for h in est.bandwidths), [
-        side_count_warning(fit.signs, fit.boundary_names, fit.weights)]
+    kwds = {"bandwidth": bandwidth, "kernel": kernel, "constant": constant}
+    est = _sandwich(fit, fit.params, kwds)
+    return (bahadur_only(est, diagnose(fit, est, kwds)),
+            tuple(float(h) for h in est.bandwidths), [])
 
 
 def _bootstrap(fit, n_boot, random_state, n_jobs, disable):
@@ -498,9 +539,18 @@ def _bootstrap(fit, n_boot, random_state, n_jobs, disable):
     return BootstrapCovariance(reps, failed, random_state), None, []
 
 
-#: cov_type -> estimator(fit, **cov_kwds) -> (estimate, bandwidths, notes).  An estimate has
+def _auto(fit, bandwidth, kernel, constant, n_boot, random_state, n_jobs, disable):
+    kwds = {"bandwidth": bandwidth, "kernel": kernel, "constant": constant}
+    est = _sandwich(fit, fit.params, kwds)
+    combined = per_boundary_covariance(
+        est, diagnose(fit, est, kwds),
+        lambda: _bootstrap(fit, n_boot, random_state, n_jobs, disable)[0])
+    return combined, tuple(float(h) for h in est.bandwidths), []
+
+
+#: cov_type -> ``estimator(fit, **cov_kwds)`` -> (estimate, bandwidths, notes).  An estimate has
 #: ``cov``, ``degenerate`` (boundary -> reason) and ``describe()``.
-ESTIMATORS = {"bahadur": _bahadur, "bootstrap": _bootstrap}
+ESTIMATORS = {"auto": _auto, "bahadur": _bahadur, "bootstrap": _bootstrap}
 
 
 def estimate_covariance(fit, cov_type, cov_kwds=None):
@@ -509,30 +559,48 @@ def estimate_covariance(fit, cov_type, cov_kwds=None):
     Parameters
     ----------
     fit : FitArrays
-    cov_type : {"bahadur", "bootstrap"}
+    cov_type : {"auto", "bahadur", "bootstrap"}
     cov_kwds : dict, optional
         See :func:`check_cov_kwds`.
 
     Returns
     -------
     CovarianceResult
-        ``notes`` lists the boundaries without standard errors (constant classifier,
-        near-singular H^) and, for ``"bahadur"``, boundaries with fewer than
-        :data:`MIN_SIDE_COUNT` rows on a side; the caller decides how to warn.
+        ``sources`` says per boundary which estimator gave its standard errors;
+        ``notes`` name every boundary that failed the validity diagnostics (bootstrap
+        standard errors under ``"auto"``, none otherwise) with the reason; the caller
+        decides how to warn.
 
     Examples
     --------
     >>> rng = np.random.default_rng(0)
     >>> X = rng.normal(size=(300, 1)); codes = (X[:, 0] + rng.normal(size=300) > 0).astype(int)
     >>> fit = FitArrays(X, codes, np.array([[0.0], [1.0]]), ("0|1",))
-    >>> estimate_covariance(fit, "bahadur").cov.shape
-    (2, 2)
+    >>> res = estimate_covariance(fit, "bahadur")
+    >>> res.cov.shape, res.sources
+    ((2, 2), (BoundaryChoice('bahadur', ''),))
     """
     kwds = check_cov_kwds(cov_type, cov_kwds)
     est, bandwidths, notes = ESTIMATORS[cov_type](fit, **kwds)
     names = list(fit.boundary_names)
-    notes = [f"Boundary {names[k]} has no standard errors: {why}." for k, why in
-             sorted(est.degenerate.items())] + [n for n in notes if n]
+    sources = getattr(est, "sources", None)
+    if sources is None:  # one estimator for every boundary
+        sources = tuple(BoundaryChoice("none", est.degenerate[k]) if k in est.degenerate
+                        else BoundaryChoice(cov_type) for k in range(len(names)))
+        description = est.describe()
+    else:
+        description = est.describe(names)
+    notes = [_source_note(name, cov_type, c) for name, c in zip(names, sources, strict=True)
+             if c.reason] + [n for n in notes if n]
     return CovarianceResult(cov=est.cov, cov_type=cov_type, cov_kwds=dict(kwds),
-                            description=est.describe(), bandwidths=bandwidths,
-                            notes=tuple(notes), degenerate=dict(est.degenerate))
+                            description=description, bandwidths=bandwidths,
+                            notes=tuple(notes), degenerate=dict(est.degenerate),
+                            sources=tuple(sources))
+
+
+def _source_note(name, cov_type, choice):
+    if choice.estimator == "bootstrap":
+        return (f"Boundary {name}: bootstrap standard errors (the Bahadur sandwich does not "
+                f"apply: {choice.reason}).")
+    fix = " Use cov_type='auto' or 'bootstrap'." if cov_type == "bahadur" else ""
+    return f"Boundary {name} has no standard errors: {choice.reason}.{fix}"

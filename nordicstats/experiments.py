@@ -30,7 +30,7 @@ CPU seconds (what it costs on an idle core); ``load``, the 1-minute load average
 when the task finished (wall times on a shared machine grow with it).
 
 Cost-sensitive training.  ``cost="train"`` fits NORDIC's methods with the scoring
-cost matrix ``costs`` (hinge weights |cost[l, k+1] - cost[l, k]|, see
+cost matrix ``costs`` (hinge weights ``|cost[l, k+1] - cost[l, k]|``, see
 :mod:`nordicstats.weighting`), so that they are trained on the loss they are scored
 on; a matrix trains with that matrix.  Competitors have no cost option and are
 trained as before; the row's ``cost_trained`` says which was done.

@@ -228,7 +228,7 @@ def make_kernel(kernel="rbf", X=None, gamma=None, degree=3, coef0=1.0, owner="NO
     Examples
     --------
     >>> make_kernel("rbf", gamma=0.5)
-    Kernel(name='rbf', gamma=0.5, degree=3, coef0=1.0)
+    Kernel(name='rbf', gamma=0.5, degree=3, coef0=1.0, function=None)
     """
     if callable(kernel):
         return Kernel(name="callable", function=kernel)

@@ -35,7 +35,7 @@ class NORDIC(OrdinalModel):
 
         sum_k 1/2 omega_k' K omega_k + C sum_{k,i} c_{i,k} (1 - y_i^(k) f_k(x_i))_+
 
-    with hinge weights c_{i,k} = w_i |cost[y_i, k+1] - cost[y_i, k]| (all ones without
+    with hinge weights c_{i,k} = w_i ``|cost[y_i, k+1] - cost[y_i, k]|`` (all ones without
     ``weights`` and ``cost``; see :mod:`nordicstats.weighting`), subject to the method's
     noncrossing constraints:
 
@@ -86,8 +86,8 @@ class NORDIC(OrdinalModel):
         cost[l, j] = cost of predicting level j for a case of level l: zero diagonal,
         nondecreasing away from it along every row; a DataFrame is labelled by the
         levels.  Boundary k of a level-l case gets the increment
-        |cost[l, k+1] - cost[l, k]|, so the fit minimises a convex surrogate of the
-        expected cost.  |l - j| reproduces the unweighted fit.
+        ``|cost[l, k+1] - cost[l, k]|``, so the fit minimises a convex surrogate of the
+        expected cost.  ``|l - j|`` reproduces the unweighted fit.
 
     Examples
     --------

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import datetime as _dt
+import importlib.util
 import warnings
 from functools import cached_property, partial
 
@@ -11,7 +12,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from nordicstats._summary import build_summary
+from nordicstats._summary import build_summary, sources_text
 from nordicstats.costs import cost_to_boundary_weights
 from nordicstats.covariance import FitArrays, check_cov_kwds, estimate_covariance
 from nordicstats.exceptions import InferenceWarning
@@ -35,8 +36,9 @@ class NORDICResults(OrdinalResults):
         When the fit finished (shown in the summary; settable for reproducible text).
     cov_type : str or None
         Covariance type of the linear coefficients (see :mod:`nordicstats.covariance`):
-        "bahadur" (default for linear fits, computed on first use), "bootstrap", or
-        None (kernel fits, or ``cov_type="none"``).
+        "auto" (default for linear fits, computed on first use: the Bahadur sandwich
+        where its validity diagnostics pass, the bootstrap per boundary where they
+        fail), "bahadur", "bootstrap", or None (kernel fits, or ``cov_type="none"``).
 
     Notes
     -----
@@ -142,13 +144,9 @@ class NORDICResults(OrdinalResults):
             with the l1 penalty, whose unconstrained counterpart is another
             problem class.
         """
-        if self.model.method == "bsvm":
-            problem, bsvm = self.model.build_problem(), self.solver_result
-        elif self.model.method == "nordic2" and self.model.penalty == "l1":
+        if self.model.method == "nordic2" and self.model.penalty == "l1":
             return {}
-        else:
-            problem = self.model.build_problem(method="bsvm")
-            bsvm = solve(problem)
+        problem, bsvm = self._unconstrained_fit
         F = problem.decision_values(bsvm.dual_coef, bsvm.intercept, bsvm.coef)
         return {
             "bsvm_objective": bsvm.objective,
@@ -156,15 +154,31 @@ class NORDICResults(OrdinalResults):
             "bsvm_crossing_rate": float(np.mean(count_crossings(F))),
         }
 
-    # --- inference (issue 4) -----------------------------------------------------------------
+    @cached_property
+    def _unconstrained_fit(self):
+        """(problem, SolverResult) of BSVM on the same data, weights, costs and C.
+
+        Shared by the price of noncrossing and the validity diagnostics of the
+        covariance (for NORDIC-2 with the l1 penalty: the l2 BSVM).
+        """
+        if self.model.method == "bsvm":
+            return self.model.build_problem(), self.solver_result
+        problem = self.model.build_problem(method="bsvm")
+        # the model's own solver when it handles BSVM: build_problem left out the Gram
+        # matrix for solver="primal", which "auto" may not pick at small n
+        solver = self.model.solver if self.model.solver in ("quadprog", "decomposition",
+                                                            "primal") else "auto"
+        return problem, solve(problem, solver=solver)
+
+    # --- inference ------------------------------------------------------------------------------
     # Covariance of the linear coefficients (nordicstats.covariance). Parameters are stacked
     # boundary-major; pandas views are indexed by boundary name and term.
-    # The default (cov_type=None on a linear fit) is "bahadur", computed on first use so that
+    # The default (cov_type=None on a linear fit) is "auto", computed on first use so that
     # fits used only for prediction (tuning, the sklearn wrapper) pay nothing and see no
     # InferenceWarning; an explicit cov_type is computed (and validated) at fit time.
     def _init_covariance(self, cov_type, cov_kwds):
         if cov_type is None and not cov_kwds and self.model.kernel.is_linear:
-            self.cov_type, self.cov_kwds = "bahadur", check_cov_kwds("bahadur", None)
+            self.cov_type, self.cov_kwds = "auto", check_cov_kwds("auto", None)
             return
         self._cov_value = compute_covariance(self, cov_type, cov_kwds)
         self.cov_type = None if self._cov_value is None else self._cov_value.cov_type
@@ -174,7 +188,7 @@ class NORDICResults(OrdinalResults):
     def covariance(self):
         """The :class:`~nordicstats.covariance.CovarianceResult` (None without inference).
 
-        The default Bahadur covariance is computed here on first use.
+        The default covariance ("auto") is computed here on first use.
         """
         if "_cov_value" not in self.__dict__:
             self._cov_value = compute_covariance(self, self.cov_type, None, stacklevel=5)
@@ -191,7 +205,9 @@ class NORDICResults(OrdinalResults):
         """Joint covariance of all coefficients, indexed by (boundary, term) on both axes.
 
         Cov(beta^_k, beta^_l) = H_k^{-1} G_kl H_l^{-1} / n for ``cov_type="bahadur"``
-        (Koo et al. 2008 with the paper's Theorem 1), or the bootstrap covariance.
+        (Koo et al. 2008 with the paper's Theorem 1), the bootstrap covariance, or
+        (``"auto"``) the sandwich for the boundaries passing the validity diagnostics
+        and the bootstrap for the others (see :attr:`cov_sources`).
         """
         index = param_index(self)
         return pd.DataFrame(self._require_cov().cov, index=index, columns=index)
@@ -220,18 +236,40 @@ class NORDICResults(OrdinalResults):
         return None if cov.bandwidths is None else pd.Series(
             cov.bandwidths, index=self.boundary_names, name="bandwidth")
 
+    @property
+    def cov_sources(self):
+        """Per boundary: the estimator behind its standard errors and why.
+
+        A DataFrame indexed by boundary with columns ``estimator`` ("bahadur",
+        "bootstrap", or "none" for withheld standard errors) and ``reason`` (the
+        validity diagnostics that failed, see :mod:`nordicstats.diagnostics`; empty
+        when the estimator's conditions hold).
+        """
+        sources = self._require_cov().sources
+        return pd.DataFrame({"estimator": [c.estimator for c in sources],
+                             "reason": [c.reason for c in sources]},
+                            index=pd.Index(list(self.boundary_names), name="boundary"))
+
     def conf_int(self, alpha=0.05):
-        """Wald intervals beta^ -+ z_{1-alpha/2} se, rows (boundary, term), columns lower/upper."""
+        """Wald intervals beta^ -+ z_{1-alpha/2} se, rows (boundary, term), columns lower/upper.
+
+        ``.attrs["cov_sources"]`` is :attr:`cov_sources` as a dict
+        ``{boundary: {"estimator": ..., "reason": ...}}``.
+        """
         if not 0 < alpha < 1:
             raise ValueError(f"The 'alpha' parameter must be in (0, 1). Got {alpha!r} instead.")
         est, se = self.params.to_numpy().T.ravel(), self.bse.to_numpy().T.ravel()
         half = stats.norm.ppf(1 - alpha / 2) * se
-        return pd.DataFrame({"lower": est - half, "upper": est + half}, index=param_index(self))
+        ci = pd.DataFrame({"lower": est - half, "upper": est + half}, index=param_index(self))
+        # which estimator, per boundary, and why (a plain dict: pandas compares attrs)
+        ci.attrs["cov_sources"] = self.cov_sources.to_dict(orient="index")
+        return ci
 
     def summary_frame(self, alpha=0.05):
         """The summary's coefficient blocks as one DataFrame indexed by (boundary, term).
 
-        Columns coef, std err, z, P>|z| and the interval; a fit without a covariance
+        Columns coef, std err, z, P>|z|, the interval and ``se source`` (the estimator
+        of the boundary's standard errors, see :attr:`cov_sources`); a fit without a covariance
         (kernel fits, ``cov_type="none"``) has the estimates only (``coef``: b_k, and
         w_k for the linear kernel).
         """
@@ -279,14 +317,16 @@ class NORDICResults(OrdinalResults):
         R = parallel_restrictions(len(self.boundary_names), self.params.shape[0])
         return wald_test(self.params.to_numpy().T.ravel(), self._require_cov().cov, R,
                          labels=param_labels(self),
-                         title="Wald test of parallel boundaries (w_1 = ... = w_K-1)")
+                         title="Wald test of parallel boundaries (w_1 = ... = w_K-1); "
+                               f"covariance: {sources_text(self)}")
 
     def get_robustcov_results(self, cov_type="bahadur", cov_kwds=None):
         """A new results object with another covariance; the point estimate is not refitted."""
         new = type(self)(self.model, self.solver_result, cov_type=cov_type, cov_kwds=cov_kwds,
                          fitted_at=self.fitted_at)
-        if "price_of_noncrossing" in self.__dict__:  # cached BSVM comparison: no need to redo
-            new.__dict__.setdefault("price_of_noncrossing", self.__dict__["price_of_noncrossing"])
+        for cached in ("_unconstrained_fit", "price_of_noncrossing"):  # BSVM: no need to redo
+            if cached in self.__dict__:
+                new.__dict__.setdefault(cached, self.__dict__[cached])
         return new
 
     # --- summary -----------------------------------------------------------------------------
@@ -325,8 +365,8 @@ def compute_covariance(results, cov_type=None, cov_kwds=None, stacklevel=5):
     Parameters
     ----------
     results : NORDICResults
-    cov_type : {None, "bahadur", "bootstrap", "none"}
-        ``None`` means ``"bahadur"`` for linear fits and no covariance for kernel fits;
+    cov_type : {None, "auto", "bahadur", "bootstrap", "none"}
+        ``None`` means ``"auto"`` for linear fits and no covariance for kernel fits;
         ``"none"`` skips the covariance (bootstrap refits use it).
     cov_kwds : dict, optional
         See :func:`~nordicstats.covariance.check_cov_kwds`.
@@ -343,17 +383,17 @@ def compute_covariance(results, cov_type=None, cov_kwds=None, stacklevel=5):
     Warns
     -----
     InferenceWarning
-        Boundaries with a constant classifier or a near-singular H (their standard
-        errors are NaN); fewer than ``MIN_SIDE_COUNT`` observations on a side of a
-        boundary; noncrossing constraints active at the solution.
+        Every boundary failing the validity diagnostics (bootstrap standard errors
+        under ``"auto"``, NaN otherwise), with the reason; under ``"bahadur"``,
+        noncrossing constraints active at the solution.
     """
     model = results.model
     if cov_type is None:
         if not model.kernel.is_linear:
             if cov_kwds:
-                raise _nonlinear_error(model, "bahadur")
+                raise _nonlinear_error(model, "auto")
             return None
-        cov_type = "bahadur"
+        cov_type = "auto"
     if cov_type == "none":
         return None
     check_cov_kwds(cov_type, cov_kwds)
@@ -364,7 +404,7 @@ def compute_covariance(results, cov_type=None, cov_kwds=None, stacklevel=5):
     scale = None  # non-integer weights: n rows drawn with p ~ w, loss scaled by sum(w)/n
     if weights is not None and not np.all(weights == np.round(weights)):
         scale = weights.sum() / weights.size
-    init_kwds = {**model._get_init_kwds(), "order": None}
+    init_kwds = {**model._get_init_kwds(), "order": None, "solver": _refit_solver(model)}
     if cost is not None:
         init_kwds["cost"] = cost  # checked and ordered like the codes
     fit = FitArrays(X=model.exog, codes=codes, params=results.params.to_numpy(),
@@ -372,13 +412,40 @@ def compute_covariance(results, cov_type=None, cov_kwds=None, stacklevel=5):
                     refit=partial(_refit_params, type(model), init_kwds, model.exog, codes,
                                   scale=scale),
                     weights=weights,
-                    loss_weights=None if cost is None else cost_to_boundary_weights(cost)[codes])
+                    loss_weights=None if cost is None else cost_to_boundary_weights(cost)[codes],
+                    **(_unconstrained_arrays(results) if cov_type != "bootstrap" else {}))
     cov = estimate_covariance(fit, cov_type, cov_kwds)
     notes = list(cov.notes) + ([_active_note(results)] if cov_type == "bahadur" else [])
     notes = tuple(note for note in notes if note)
     for note in notes:
         warnings.warn(note, InferenceWarning, stacklevel=stacklevel)
     return dataclasses.replace(cov, notes=notes)
+
+
+def _refit_solver(model):
+    """Solver of the bootstrap refits: the sparse primal (PIQP) for linear BSVM/NORDIC-1
+    left on solver="auto", whatever the size.  A resample has ~0.63 n distinct rows, which
+    can fall below the primal's "auto" threshold; the decomposition solver then takes
+    minutes per refit at n = 1,500, K = 4 where the primal takes ~0.05 s (same optimum)."""
+    if (model.solver == "auto" and model.method in ("bsvm", "nordic1")
+            and importlib.util.find_spec("piqp") is not None):
+        return "primal"
+    return model.solver
+
+
+def _unconstrained_arrays(results):
+    """FitArrays fields for the validity diagnostics: the BSVM coefficients (same data,
+    weights, costs and C; none when the fit is BSVM), and no gap check for l1 NORDIC-2,
+    whose unconstrained counterpart is another problem class."""
+    model = results.model
+    if model.method == "bsvm":
+        return {}
+    problem, bsvm = results._unconstrained_fit
+    w = bsvm.coef if bsvm.coef is not None else model.exog.T @ bsvm.dual_coef
+    out = {"params_unconstrained": np.vstack([bsvm.intercept[None, :], w])}
+    if model.method == "nordic2" and model.penalty == "l1":
+        out["thresholds"] = {"max_gap": np.inf}
+    return out
 
 
 def _refit_params(model_class, init_kwds, X, codes, idx, scale=None):
@@ -450,4 +517,7 @@ def _summary_frame(results, alpha=0.05):
         "P>|z|": results.pvalues.to_numpy().T.ravel(),
     }, index=param_index(results))
     frame[lo], frame[hi] = ci["lower"].to_numpy(), ci["upper"].to_numpy()
+    frame["se source"] = np.repeat(results.cov_sources["estimator"].to_numpy(),
+                                   results.params.shape[0])
     return frame
+

@@ -40,7 +40,7 @@ class NORDICClassifier(ClassifierMixin, BaseEstimator):
     solver_options : dict, optional
     cost : array-like of shape (K, K) or pandas.DataFrame, optional
         Train with this cost matrix (cost[true, predicted]; see :class:`~nordicstats.NORDIC`):
-        boundary k of a level-l case gets the hinge weight |cost[l, k+1] - cost[l, k]|.
+        boundary k of a level-l case gets the hinge weight ``|cost[l, k+1] - cost[l, k]|``.
 
     Attributes
     ----------

@@ -12,15 +12,15 @@ c_{i,k} from what users bring:
   nondecreasing away from it along every row.  Boundary k (0-based, between
   levels k and k+1) gets, for a case of level l, the cost increment across it
 
-      c_{i,k} = |cost[l, k+1] - cost[l, k]|,   l = y_i.
+      c_{i,k} = ``|cost[l, k+1] - cost[l, k]|``,   l = y_i.
 
   A case of level l predicted as j > l crosses the boundaries k = l, ..., j-1
   on their wrong side, and those increments add up to cost[l, j]
   (symmetrically for j < l), so the weighted count of wrong-side boundaries is
   exactly the misclassification cost, and the weighted hinge is its convex
-  surrogate.  The absolute-error matrix |l - j| gives all ones, the unweighted fit.
+  surrogate.  The absolute-error matrix ``|l - j|`` gives all ones, the unweighted fit.
 
-Both together multiply: c_{i,k} = w_i |cost[y_i, k+1] - cost[y_i, k]|.
+Both together multiply: c_{i,k} = w_i ``|cost[y_i, k+1] - cost[y_i, k]|``.
 """
 
 from __future__ import annotations
@@ -117,7 +117,7 @@ def check_cost(cost, levels, owner="NORDIC"):
 
 
 def hinge_weights(codes, levels, weights=None, cost=None):
-    """The (n, K-1) hinge weights w_i |cost[y_i, k+1] - cost[y_i, k]|, or None when unweighted.
+    """The (n, K-1) hinge weights w_i ``|cost[y_i, k+1] - cost[y_i, k]|``, or None when unweighted.
 
     ``weights`` and ``cost`` must already be checked (:func:`check_case_weights`,
     :func:`check_cost`).
@@ -150,8 +150,12 @@ def describe_weighting(weights, cost, levels):
         notes.append(f"cost matrix (rows = true level, columns = predicted) [{rows}]")
     if not labels:
         return "", ""
-    return " x ".join(labels), ("Hinge terms weighted by " + " x ".join(notes) + "; boundary k "
-                                "of a level-l case carries w_i |cost[l, k+1] - cost[l, k]|.")
+    carries = ("w_i |cost[l, k+1] - cost[l, k]|" if weights is not None
+               else "|cost[l, k+1] - cost[l, k]|")
+    if cost is None:
+        return labels[0], "Hinge terms weighted by " + notes[0] + "."
+    return " x ".join(labels), ("Hinge terms weighted by " + " x ".join(notes)
+                                + f"; boundary k of a level-l case carries {carries}.")
 
 
 def _reorder_frame(cost, levels, owner):

@@ -1,7 +1,8 @@
 #!/bin/sh
 # Set up nordicstats' R interface:
-#   1. Debian's R and the R packages used by the R package and its tests
-#      (skipped when they are installed already; CRAN is not needed);
+#   1. Debian's R and the R packages used by the R package, its tests and its
+#      knitr vignettes, with pandoc (skipped when they are installed already;
+#      CRAN is not needed);
 #   2. rpy2 in the project's virtual environment, pinned to the versions that
 #      work with Debian's R 4.2 (rpy2-rinterface >= 3.6.6 needs R >= 4.5);
 #   3. the R package itself (R CMD INSTALL of this repository), so that
@@ -12,23 +13,11 @@ set -eu
 
 ROOT=$(CDPATH= cd -- "$(dirname -- "$0")/.." && pwd)
 PYTHON=${PYTHON:-$ROOT/.venv/bin/python}
-R_PACKAGES="r-base-core r-cran-e1071 r-cran-mass r-cran-ordinal r-cran-testthat r-cran-reticulate"
+R_PACKAGES="r-base-core r-cran-e1071 r-cran-mass r-cran-ordinal r-cran-testthat r-cran-reticulate
+            r-cran-knitr r-cran-rmarkdown pandoc"
 
-missing=""
-for pkg in $R_PACKAGES; do
-    if ! dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed"; then
-        missing="$missing $pkg"
-    fi
-done
-if [ -n "$missing" ]; then
-    SUDO=""
-    if [ "$(id -u)" -ne 0 ]; then SUDO=sudo; fi
-    echo "setup_r.sh: installing$missing"
-    $SUDO apt-get update
-    DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y --no-install-recommends $missing
-else
-    echo "setup_r.sh: R packages already installed"
-fi
+# shellcheck disable=SC2086  # the list is split into package names on purpose
+sh "$ROOT/scripts/apt_install.sh" setup_r.sh $R_PACKAGES
 
 "$PYTHON" -m pip install --quiet 'rpy2>=3.6,<3.7' 'rpy2-rinterface>=3.6,<3.6.6'
 "$PYTHON" -c "import nordicstats.r; nordicstats.r.initialize()" \

@@ -2,7 +2,7 @@
 
 Tests import their reference helpers from this folder; BLAS runs on one thread
 because the suite runs on a busy 2-core machine, where threaded BLAS inside the
-many small dense solves is slower and noisier (shared notes, solvers.md).
+many small dense solves is slower and noisier (docs/notes/solvers.md).
 """
 
 import os

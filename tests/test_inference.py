@@ -1,7 +1,7 @@
-"""Tests of nordicstats.inference / nordicstats.bootstrap (issue 4).
+"""Tests of nordicstats.covariance / nordicstats.bootstrap.
 
 Reference values: beta* and the asymptotic SDs of the two binary designs D1, D2 are the
-shared notes' values (/work/shared/notes/inference.md, computed there independently); the
+values of docs/notes/inference-bandwidth.md (computed there independently); the
 point estimates in the Monte Carlo come from libsvm (scikit-learn SVC, an independent solver
 of the same C * hinge + 1/2 ||w||^2 problem) and, at n = 20000, from cvxpy/Clarabel on the
 primal.
@@ -22,7 +22,6 @@ from nordicstats.covariance import (
     BahadurCovariance,
     bandwidth,
     check_cov_kwds,
-    side_count_warning,
 )
 from nordicstats.data import binary_signs
 from nordicstats.exceptions import InferenceWarning
@@ -35,7 +34,7 @@ from nordicstats.hypotheses import (
 from nordicstats.theory import population_svm
 
 S2 = np.array([[1.0, 0.5, 0.0], [0.5, 1.0, 0.0], [0.0, 0.0, 1.0]])
-# name: (P(Y=+1), mu+, mu-, S, beta* and asymptotic SD from the shared notes)
+# name: (P(Y=+1), mu+, mu-, S, beta* and asymptotic SD from docs/notes/inference-bandwidth.md)
 DESIGNS = {
     "D1": (0.5, np.array([1.0, 0.0]), np.array([-1.0, 0.0]), np.eye(2),
            [0.0, 1.4339607462, 0.0], [2.3228758, 2.6275870, 2.3228758]),
@@ -190,13 +189,6 @@ def test_singular_hessian_gives_nan():
     assert "near-singular" in est.degenerate[0]
     assert f"{COND_MAX:.0e}" in est.degenerate[0]
     assert np.all(np.isnan(est.cov))
-
-
-def test_side_count_warning_threshold():
-    signs = np.column_stack([np.r_[np.ones(150), -np.ones(99)], np.r_[np.ones(149), -np.ones(100)]])
-    text = side_count_warning(signs, ["a|b", "b|c"])
-    assert "a|b (99)" in text and "b|c" not in text
-    assert side_count_warning(signs[:, 1:], ["b|c"]) is None
 
 
 @pytest.mark.parametrize("cov_type, kwds, match", [
@@ -447,18 +439,21 @@ def _k3_data(n, seed=0):
 def k3_results():
     from nordicstats import NORDIC
 
-    X, codes = _k3_data(70)
+    X, codes = _k3_data(400)  # >= 100 rows on each side of both boundaries
     res = NORDIC(codes, X, kernel="linear", method="nordic1").fit()
     with warnings.catch_warnings():
-        warnings.simplefilter("ignore", InferenceWarning)  # n = 70: the small-n warning
+        warnings.simplefilter("error", InferenceWarning)  # every diagnostic passes
         res.cov_params()  # the default covariance is computed on first use
     return res
 
 
 def test_results_default_bahadur_matches_estimator(k3_results):
+    """Default cov_type="auto": the diagnostics pass, so both boundaries use the sandwich."""
     res = k3_results
-    assert res.cov_type == "bahadur"
-    X, codes = _k3_data(70)
+    assert res.cov_type == "auto"
+    assert res.cov_sources["estimator"].tolist() == ["bahadur", "bahadur"]
+    assert res.cov_sources["reason"].tolist() == ["", ""]
+    X, codes = _k3_data(400)
     est = BahadurCovariance(X, binary_signs(codes, 3), res.params.to_numpy())
     np.testing.assert_allclose(res.cov_params().to_numpy(), est.cov, rtol=1e-12)
     assert res.cov_params().index.names == ["boundary", "term"]
@@ -478,7 +473,12 @@ def test_results_conf_int_and_summary_frame(k3_results):
     np.testing.assert_allclose(ci["upper"] - est, stats.norm.ppf(0.95) * se)
     np.testing.assert_allclose(ci["lower"] - est, -stats.norm.ppf(0.95) * se)
     frame = res.summary_frame()
-    assert list(frame.columns) == ["coef", "std err", "z", "P>|z|", "[0.025", "0.975]"]
+    assert list(frame.columns) == ["coef", "std err", "z", "P>|z|", "[0.025", "0.975]",
+                                   "se source"]
+    assert set(frame["se source"]) == {"bahadur"}
+    assert ci.attrs["cov_sources"] == {"0|1": {"estimator": "bahadur", "reason": ""},
+                                       "1|2": {"estimator": "bahadur", "reason": ""}}
+    pd.concat({"a": ci, "b": res.conf_int(alpha=0.2)}, axis=1)  # attrs must not break concat
     np.testing.assert_allclose(frame["0.975]"], res.conf_int()["upper"])
     np.testing.assert_allclose(frame.loc[("1|2", "x1"), "coef"], res.params.loc["x1", "1|2"])
     with pytest.raises(ValueError, match="'alpha' parameter"):
@@ -558,11 +558,23 @@ def test_warnings_active_constraints_and_small_n():
     with pytest.warns(InferenceWarning) as record:
         res = model.fit(cov_type="bahadur")  # explicit: computed and checked at fit time
     text = " ".join(str(w.message) for w in record)
-    assert "are active at the solution" in text and "fewer than 100 observations" in text
-    assert np.all(np.isfinite(res.bse))  # warned, but the numbers are reported
+    assert "are active at the solution" in text
+    # n = 60: fewer than 100 rows on a side of both boundaries -> withheld, named, with a fix
+    for name in ("0|1", "1|2"):
+        assert f"Boundary {name} has no standard errors: only" in text
+    assert "(< 100)" in text and "Use cov_type='auto' or 'bootstrap'" in text
+    assert res.bse.isna().all().all()
+    assert res.cov_sources["estimator"].tolist() == ["none", "none"]
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         assert res.get_robustcov_results("none").cov_type is None
+    with pytest.warns(InferenceWarning) as record:
+        auto = res.get_robustcov_results("auto", {"n_boot": 40, "disable": True})
+    text = " ".join(str(w.message) for w in record)
+    assert "Boundary 0|1: bootstrap standard errors" in text and "Boundary 1|2: boot" in text
+    assert auto.cov_sources["estimator"].tolist() == ["bootstrap", "bootstrap"]
+    assert np.all(np.isfinite(auto.bse)) and np.all(auto.bse.to_numpy() > 0)
+    assert "std err: bootstrap" in str(auto.summary())
 
 
 def test_results_singular_hessian_nan_with_warning():
@@ -575,10 +587,11 @@ def test_results_singular_hessian_nan_with_warning():
     y = np.where(x + rng.normal(size=120) > 0, 1, 0)
     with warnings.catch_warnings():
         warnings.simplefilter("error")  # the default covariance is computed on first use
-        res = NORDIC(y, X, kernel="linear", method="bsvm").fit()
-    assert res.cov_type == "bahadur" and "_cov_value" not in res.__dict__
+        fit = NORDIC(y, X, kernel="linear", method="bsvm").fit()
+    assert fit.cov_type == "auto" and "_cov_value" not in fit.__dict__
     with warnings.catch_warnings(record=True) as record:
         warnings.simplefilter("always")
+        res = fit.get_robustcov_results("bahadur")
         bse = res.bse
     assert record[0].filename == __file__  # the warning points at the user's line
     messages = [str(w.message) for w in record if w.category is InferenceWarning]

@@ -43,9 +43,13 @@ def rlib(tmp_path_factory):
 @pytest.fixture(scope="module")
 def r_env(rlib):
     """Environment for R subprocesses: this Python, the temporary library, one thread."""
+    # PYTHONPATH: the R side's Python must import this checkout's nordicstats (testthat
+    # changes the working directory, so an installed copy would win otherwise)
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    path = os.pathsep.join(p for p in (root, os.environ.get("PYTHONPATH", "")) if p)
     return {**os.environ, "R_LIBS": str(rlib), "NORDICSTATS_PYTHON": sys.executable,
             "NORDICSTATS_REQUIRE_BRIDGE": "1", "OMP_NUM_THREADS": "1",
-            "OPENBLAS_NUM_THREADS": "1"}
+            "OPENBLAS_NUM_THREADS": "1", "PYTHONPATH": path}
 
 
 @pytest.fixture(scope="module")

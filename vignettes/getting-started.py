@@ -77,7 +77,7 @@ formula = "balance ~ left_weight + left_distance + right_weight + right_distance
 with warnings.catch_warnings():
     warnings.simplefilter("ignore")
     nordic1 = NORDIC.from_formula(formula, train, method="nordic1", C=1.0).fit()
-print(nordic1.summary())
+nordic1.summary()  # a statsmodels Summary: HTML tables in a notebook, text with print()
 
 # %% [markdown]
 # ## NORDIC-2
@@ -90,7 +90,7 @@ print(nordic1.summary())
 with warnings.catch_warnings():
     warnings.simplefilter("ignore")
     nordic2 = NORDIC.from_formula(formula, train, method="nordic2", C=1.0).fit()
-print(nordic2.summary())
+nordic2.summary()
 
 # %% [markdown]
 # ## Prediction

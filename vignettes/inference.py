@@ -21,12 +21,14 @@
 #
 # This vignette
 #
-# 1. fits linear NORDIC-1 with Bahadur standard errors and reads the
+# 1. fits linear NORDIC-1 with the default `cov_type="auto"` and reads the
 #    coefficient table and intervals per boundary;
 # 2. tests whether the boundaries are parallel (`res.test_parallel()`);
 # 3. compares bootstrap and Bahadur intervals;
 # 4. checks the coverage of the intervals in a small simulation whose true
-#    coefficients are known in closed form.
+#    coefficients are known in closed form;
+# 5. shows where the Bahadur standard errors do *not* apply, and what `"auto"`
+#    does there.
 
 # %%
 import os
@@ -91,19 +93,31 @@ print(true_sd.round(4))
 # %% [markdown]
 # ## The coefficient table
 #
-# `fit(cov_type="bahadur")` computes the sandwich covariance
-# H_k^{-1} G_kl H_l^{-1} / n, with the Hessian H_k estimated by smoothing the
-# margin residuals with a Gaussian kernel and a Hall-Sheather-rate bandwidth
-# (shown in the summary; `cov_kwds={"bandwidth": ..., "constant": ...}`
-# changes it).  The summary shows one coefficient block per boundary and the
-# parallel-boundaries test in its notes.
+# `fit()` uses `cov_type="auto"`: for every boundary it first checks whether the
+# Bahadur representation applies (the unconstrained SVM of the boundary is not
+# degenerate, the noncrossing constraints do not move the estimate by more than
+# its sampling error, a continuous covariate, at least 100 observations on each
+# side, a well-conditioned Hessian).  Where the checks pass it uses the sandwich
+# covariance H_k^{-1} G_kl H_l^{-1} / n, with the Hessian H_k estimated by
+# smoothing the margin residuals with a Gaussian kernel and a Hall-Sheather-rate
+# bandwidth (shown in the summary; `cov_kwds={"bandwidth": ..., "constant": ...}`
+# changes it); where they fail, the bootstrap.  In this design every check
+# passes, so both boundaries get the sandwich; the summary says so per block
+# ("std err: Bahadur") and shows the parallel-boundaries test in its notes.
 
 # %%
 rng = np.random.default_rng(20261122)
 sample = simulate(N, rng)
 model = NORDIC.from_formula("y ~ x1 + x2", sample, kernel="linear", C=1.0)
-bahadur = model.fit(cov_type="bahadur")
-print(bahadur.summary())
+bahadur = model.fit()  # cov_type="auto"
+bahadur.summary()
+
+# %% [markdown]
+# `cov_sources` is the same per-boundary choice as a table: the estimator behind
+# each boundary's standard errors and, where a check failed, why.
+
+# %%
+bahadur.cov_sources
 
 # %% [markdown]
 # The same numbers as pandas objects: `params`, `bse`, `pvalues` are
@@ -137,7 +151,7 @@ print(bahadur.wald_test("x2@a|b = x2@b|c"))
 # class (`cov_kwds`: `n_boot`, `random_state`, `n_jobs`); the point estimate
 # is the same fit.  `get_robustcov_results` swaps the covariance without
 # refitting.  Both sets of standard errors should be close to the true
-# asymptotic standard deviations.
+# asymptotic standard deviations (this design satisfies Theorem 1).
 
 # %%
 boot = bahadur.get_robustcov_results(cov_type="bootstrap",
@@ -211,7 +225,35 @@ fig.tight_layout()
 # %% [markdown]
 # The bars are +- 1.96 Monte Carlo standard errors.  At the full size (500
 # replications) the Bahadur coverage was between 0.93 and 0.96 for every
-# coefficient, slightly low for the b|c slopes; at smaller n
-# (fewer than about 100 observations on a side of a boundary) the slopes are
-# biased away from zero and the intervals under-cover, which is why
-# `fit(cov_type="bahadur")` warns there and suggests the bootstrap.
+# coefficient, slightly low for the b|c slopes.  At smaller n (fewer than
+# about 100 observations on a side of a boundary) the slopes are biased away
+# from zero and the intervals under-cover; the diagnostics then fail and
+# `"auto"` bootstraps that boundary.
+#
+# ## Where the Bahadur standard errors do not apply
+#
+# The most ordinary ordinal data can break Theorem 1's conditions.  Take a
+# latent logistic model z = x'(1, -0.5, 0.25) + logistic noise, cut at
+# -1, 0.5, 2 into four levels (about 29/29/25/17%).  The top class is never the
+# majority anywhere a linear rule can see, so the separate SVM of boundary 2|3
+# is the constant classifier (w = 0); NORDIC's slopes for 2|3 are then set by
+# the noncrossing constraints, not by the hinge loss the sandwich is built on.
+# Forcing `cov_type="bahadur"` withholds those standard errors (NaN and an
+# `InferenceWarning` naming the boundary and the reason: the sandwich would be
+# 10 to 50 times the true sampling SD, see `docs/notes/inference-validity.md`);
+# the default `"auto"` uses the bootstrap for 2|3 and the sandwich elsewhere.
+
+# %%
+rng = np.random.default_rng(1)
+X_latent = pd.DataFrame(rng.normal(size=(1500, 3)), columns=["x1", "x2", "x3"])
+z = X_latent.to_numpy() @ np.array([1.0, -0.5, 0.25]) + rng.logistic(size=1500)
+X_latent["y"] = pd.Categorical(np.searchsorted([-1.0, 0.5, 2.0], z), ordered=True)
+latent_model = NORDIC.from_formula("y ~ x1 + x2 + x3", X_latent, kernel="linear", C=1.0)
+with warnings.catch_warnings(record=True) as caught:
+    warnings.simplefilter("always", InferenceWarning)
+    latent_auto = latent_model.fit(cov_kwds={"n_boot": N_BOOT, "disable": True})  # "auto"
+    forced = latent_auto.get_robustcov_results("bahadur")
+for w in caught:
+    print("InferenceWarning:", w.message)
+print(latent_auto.cov_sources[["estimator"]])
+pd.DataFrame({"auto": latent_auto.bse["2|3"], "forced bahadur": forced.bse["2|3"]})

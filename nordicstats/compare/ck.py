@@ -21,7 +21,7 @@ NORDIC paper) and the pair set P chosen by ``constraints``:
   ordering constraint does not change the optimum.
 
 Dual (derived with multipliers ``alpha`` for the margins and ``mu >= 0`` for
-the ordering).  With ``A`` the n x |P| matrix ``A[i, (i,k)] = y_i^(k)``,
+the ordering).  With ``A`` the ``n x |P|`` matrix ``A[i, (i,k)] = y_i^(k)``,
 ``a = A alpha`` and ``s_k = sum_i y_i^(k) alpha_ik``,
 
     min  1/2 alpha' A' K A alpha - 1' alpha,   0 <= alpha <= C,

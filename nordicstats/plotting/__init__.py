@@ -4,10 +4,13 @@ Each function has the form ``f(data, ax=None or fig=None, **kwargs)`` and return
 matplotlib Axes or Figure it drew on.
 """
 
-from nordicstats.plotting.boundaries import boundary_grid, plot_boundaries  # noqa: F401
-from nordicstats.plotting.experiments import (  # noqa: F401
+from nordicstats.plotting.boundaries import boundary_grid, plot_boundaries
+from nordicstats.plotting.experiments import (
     plot_confusion_grid,
     plot_error_by_dimension,
     plot_error_by_n,
 )
-from nordicstats.plotting.theory import plot_mode_vs_median  # noqa: F401
+from nordicstats.plotting.theory import plot_mode_vs_median
+
+__all__ = ["plot_boundaries", "boundary_grid", "plot_error_by_dimension", "plot_confusion_grid",
+           "plot_error_by_n", "plot_mode_vs_median"]

@@ -161,7 +161,9 @@ def coef_table(key):
     Columns ``block`` (a boundary name for NORDIC, ``"coefficients"`` or
     ``"thresholds"`` for the ordered logit), ``term``, ``Estimate`` and, when the
     results provide inference, ``Std. Error``, ``z value``, ``Pr(>|z|)`` -- the
-    numbers Python computed.  ``note`` says why standard errors are absent.
+    numbers Python computed.  ``note`` says why standard errors are absent;
+    ``sources`` (NORDIC) gives, per boundary, the estimator behind its standard errors
+    ("bahadur", "bootstrap" or "none") and the reason (``cov_sources``).
     """
     res = _get(key)
     frame = res.summary_frame()
@@ -171,7 +173,19 @@ def coef_table(key):
     for column, r_name in _R_COLUMNS.items():
         if column in frame.columns:
             table[r_name] = frame[column].to_numpy(dtype=float)
-    return {"table": table, "note": None if "std err" in frame.columns else _no_se_reason(res)}
+    has_se = "std err" in frame.columns
+    return {"table": table, "note": None if has_se else _no_se_reason(res),
+            "sources": _cov_sources(res) if has_se else None}
+
+
+def _cov_sources(res):
+    """Per boundary: the estimator behind the standard errors and why (NORDIC fits)."""
+    if not hasattr(res, "cov_sources"):
+        return None
+    sources = res.cov_sources
+    return pd.DataFrame({"boundary": list(map(str, sources.index)),
+                         "estimator": sources["estimator"].to_numpy(),
+                         "reason": sources["reason"].to_numpy()})
 
 
 def _no_se_reason(res):

@@ -6,26 +6,26 @@ strings), so the bridge converts column by column with its own rules and never
 calls ``pandas2ri``.  Every rule below is its own inverse, so an R
 ``data.frame`` sent to Python and back is ``identical()`` to the original.
 
-=====================  ==========================================  ================
-R                      Python                                      missing value
-=====================  ==========================================  ================
-double                 ``numpy.ndarray`` float64                   NaN (R's NA bit
-                                                                   pattern is kept)
-integer                ``pandas`` ``Int64`` array                  ``pd.NA``
-logical                ``pandas`` ``boolean`` array                ``pd.NA``
-character              ``pandas`` ``str`` array                    NaN
-factor                 unordered ``pandas.Categorical``            code -1
-ordered factor         ordered ``pandas.Categorical``              code -1
-data.frame             ``pandas.DataFrame`` (column by column)     as above
-matrix                 float ``numpy.ndarray``; a DataFrame flagged
-                       ``attrs["r_matrix"]`` if it has column
-                       names (it goes back as a matrix)
-named vector           ``pandas.Series`` indexed by the names
-list                   ``dict`` if named, else ``list``
-length-1 vector        Python scalar (``None`` for NA) when it has
-  without attributes   no attributes (function arguments)
-NULL                   ``None``
-=====================  ==========================================  ================
+================================  ==============================================  =================
+R                                 Python                                          missing value
+================================  ==============================================  =================
+double                            ``numpy.ndarray`` float64                       NaN (R's NA bit
+                                                                                  pattern is kept)
+integer                           ``pandas`` ``Int64`` array                      ``pd.NA``
+logical                           ``pandas`` ``boolean`` array                    ``pd.NA``
+character                         ``pandas`` ``str`` array                        NaN
+factor                            unordered ``pandas.Categorical``                code -1
+ordered factor                    ordered ``pandas.Categorical``                  code -1
+data.frame                        ``pandas.DataFrame`` (column by column)         as above
+matrix                            float ``numpy.ndarray``; a DataFrame flagged
+                                  ``attrs["r_matrix"]`` if it has column
+                                  names (it goes back as a matrix)
+named vector                      ``pandas.Series`` indexed by the names
+list                              ``dict`` if named, else ``list``
+length-1 vector, no attributes    Python scalar (``None`` for NA); used for
+                                  function arguments
+NULL                              ``None``
+================================  ==============================================  =================
 
 Row names: R's automatic row names become a ``RangeIndex`` (and back);
 integer row names an integer index with the same values; character row names

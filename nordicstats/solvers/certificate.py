@@ -6,14 +6,14 @@ multipliers.  :func:`certify` evaluates, independently of how they were found,
 * the primal objective P and the Wolfe dual value W = e'alpha - 1/2 sum_k ||f_k||^2_H
   (1/2 omega_k' K omega_k, or 1/2 ||w_k||^2 for linear problems), whose difference
   is the sum of the complementarity products when the Lagrangian is stationary;
-  the **relative gap** is |P - W| / max(1, |P|);
+  the **relative gap** is ``|P - W| / max(1, |P|)``;
 * the **primal violation**: the largest violation of the method's noncrossing
   constraints (omega or decision-value units; the hinge constraints hold by
   construction since the slacks are recomputed as (1 - y f)_+);
 * the **dual violation**: the largest of the box 0 <= alpha <= U (U =
   ``problem.upper_bounds``), the signs of phi, psi, gamma and the equality rows
   y_k'alpha_k + (gamma or phi terms) = 0, all relative to max(1, max U), and the
-  stationarity residual in f-space relative to max(1, max |K omega|):
+  stationarity residual in f-space relative to ``max(1, max |K omega|)``:
 
   - BSVM / NORDIC-1:  K (omega_k - y_k alpha_k - phi_k + phi_{k-1})       (eq. KKT_omega)
   - NORDIC-0:         K omega_k - K y_k alpha_k - psi_k + psi_{k-1}
@@ -57,7 +57,7 @@ class Certificate:
     dual : float
         Lower bound: the Wolfe dual value (convex methods) or the MIP dual bound.
     gap : float
-        Relative gap |primal - dual| / max(1, |primal|) (MIP: SCIP's relative gap).
+        Relative gap ``|primal - dual| / max(1, |primal|)`` (MIP: SCIP's relative gap).
     primal_violation, dual_violation : float
         Largest violation of the primal constraints / of dual feasibility and
         stationarity (NaN for MIPs, which have no dual point).
@@ -176,7 +176,7 @@ def certify_mip(problem, omega, b, coef, dual_bound, gap):
     dual_bound : float
         The best proven lower bound.
     gap : float
-        Relative MIP gap |P - D| / min(|P|, |D|) (SCIP's definition).
+        Relative MIP gap ``|P - D| / min(|P|, |D|)`` (SCIP's definition).
     """
     return Certificate(problem.objective(omega, b, coef), float(dual_bound), float(gap),
                        float(problem.noncrossing_violation(omega, b, coef)), float("nan"),

@@ -1,6 +1,6 @@
 """A decomposition (SVMlight/SMO-type) solver for the BSVM and NORDIC-1 duals.
 
-The dual solved is the one of :mod:`nordicstats.solvers.qp` (paper, Section 3.3):
+The dual solved is the one of :mod:`nordicstats.solvers.qp` (paper, Section 3.3)::
 
     min_theta  D(theta) = 1/2 sum_k omega_k' K omega_k - e' alpha,
     omega_k  = y_k * alpha_k + phi_k - phi_{k-1}                    (eq. KKT_omega)
@@ -120,7 +120,7 @@ class DualState:
         return float(self.alpha.sum() - 0.5 * np.sum(self.omega() * self.G))
 
     def equality_residual(self):
-        """Largest |y_k'alpha_k + (gamma or phi terms)|: dual feasibility of the equalities."""
+        """Largest ``|y_k'alpha_k + (gamma or phi terms)|``: dual feasibility of the equalities."""
         return float(np.max(np.abs(self._equality_rows())))
 
     def rebalance(self):
@@ -153,8 +153,8 @@ class DualState:
     def violations(self, b):
         """Largest KKT residual of each block at intercepts b: (alpha, phi, gamma).
 
-        The natural residual |theta - P(theta - r)|, with r the gradient of the
-        Lagrangian and P the projection on the bounds: min(|r|, distance to the
+        The natural residual ``|theta - P(theta - r)|``, with r the gradient of the
+        Lagrangian and P the projection on the bounds: min(``|r|``, distance to the
         bound that r pushes towards), so that round-off sized values count as
         being at their bound.
         """
@@ -487,7 +487,7 @@ def solve_dual_decomposition(problem, tol=DEFAULT_TOL, working_set=DEFAULT_WORKI
     -------
     SolverResult
         ``solver="decomposition"``; ``gap`` (= ``kkt_residual``) is the relative duality gap
-        (P - D) / max(1, |P|) with the LP intercepts; ``info`` holds the largest
+        ``(P - D) / max(1, |P|)`` with the LP intercepts; ``info`` holds the largest
         KKT violation, the iterations and the noncrossing rows used.
     """
     if problem.method not in ("bsvm", "nordic1") or problem.penalty != "l2":

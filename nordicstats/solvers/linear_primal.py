@@ -1,7 +1,7 @@
 """Linear NORDIC in the primal, as a sparse QP solved by PIQP, with lazy noncrossing rows.
 
 Variables x = (w_1..w_{K-1}, b, xi) with w_k in R^d (paper, eq. linearNORDIC with
-C = 1/lambda):
+C = 1/lambda)::
 
     min  sum_k 1/2 ||w_k||^2 + C sum_{k,i} c_{i,k} xi_{k,i}     (c: hinge weights, 1 unweighted)
     s.t. y_ik (x_i'w_k + b_k) + xi_{k,i} >= 1,  xi >= 0                 (hinge rows)

@@ -50,14 +50,14 @@ Leftover rounding on side (i) (f_k = -1e-12) is removed by raising b_k by at mos
 :data:`_POLISH_TOL`, so returned solutions have no training crossings.
 
 Valid bounds (used by the big-M rows and as variable bounds everywhere)
-----------------------------------------------------------------------
+-----------------------------------------------------------------------
 Let U be the objective of a feasible point.  At an optimum the penalty is at
-most U, so |Z_i theta_k| <= G with G = max|Z| U (l1: Hoelder) or
+most U, so ``|Z_i theta_k| <= G`` with ``G = max|Z| U`` (l1: Hoelder) or
 G = max_i ||Z_i|| sqrt(2U) (l2: Cauchy-Schwarz).  If b_k > G + 1 then every
 f_k(x_i) >= 1: lowering b_k to G + 1 keeps every f_k(x_i) >= 1, so no sign and
 no logical constraint changes, the positive slacks stay 0 and the negative ones
 shrink; the objective strictly falls.  Symmetrically for b_k < -(G + 1).  Hence
-every optimum has |b_k| <= G + 1 and |f_k(x_i)| <= M = 2G + 1.
+every optimum has ``|b_k| <= G + 1`` and ``|f_k(x_i)| <= M = 2G + 1``.
 """
 
 from __future__ import annotations
@@ -121,7 +121,7 @@ def solve_nordic2_scip(problem, time_limit=None, mip_gap=1e-6, threads=1,
     time_limit : float, optional
         Wall-clock seconds for the whole fit; ``None`` for no limit.
     mip_gap : float, default=1e-6
-        Relative gap |primal - dual| / min(|primal|, |dual|) at which SCIP stops.
+        Relative gap ``|primal - dual| / min(|primal|, |dual|)`` at which SCIP stops.
     threads : int, default=1
         ``1`` runs SCIP's deterministic sequential solver; more threads run its
         concurrent solver (``solveConcurrent``), whose path may vary between runs.
@@ -133,8 +133,9 @@ def solve_nordic2_scip(problem, time_limit=None, mip_gap=1e-6, threads=1,
         ``"repair"``: the relaxation with its crossings repaired (l1; K-1 more LPs);
         ``"nordic1"``: the joint-form NORDIC-1 solution.  The better starts cost
         more than they saved SCIP ("repair" took a median 1.16x, 0.92-1.56x, the
-        CPU time in ``benchmarks/bench_nordic2.py``, as the shared notes found for
-        NORDIC-1); they pay off when a time limit may stop SCIP early.
+        CPU time in ``benchmarks/bench_nordic2.py``, as
+        ``docs/notes/solvers.md`` records for NORDIC-1); they pay off
+        when a time limit may stop SCIP early.
     verbose : bool, default=False
         Print SCIP's log.
     relaxation : RelaxationPath, optional

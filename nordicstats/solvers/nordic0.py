@@ -1,6 +1,6 @@
 """NORDIC-0 solved exactly by an active set on the ordering increments and a decomposition dual.
 
-NORDIC-0 (paper, eqs. constraint_b, constraint_omega) is
+NORDIC-0 (paper, eqs. constraint_b, constraint_omega) is::
 
     min  sum_k 1/2 omega_k' K omega_k + sum_{k,i} U_{ik} xi_{k,i}
     s.t. y_ik (K omega_k + b_k)_i >= 1 - xi_{k,i},  xi >= 0,
@@ -18,7 +18,7 @@ increments and fixes the others at zero.
 
 Reduced dual.  For a fixed F, minimising the Lagrangian over (v, delta_F) has a
 closed form without K^{-1}.  With H_k = K (y_k * alpha_k), s = sum_k y_k alpha_k,
-c(J, J') = min(J, J') - J J' / m (m = K-1) and
+c(J, J') = min(J, J') - J J' / m (m = K-1) and::
 
     Ka_J = sum_{k <= J} H_k - (J / m) sum_k H_k,
     S    = [c(J, J') K_{i i'}] over (J, i), (J', i') in F        (|F| x |F|),

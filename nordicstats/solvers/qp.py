@@ -10,12 +10,12 @@ Dual variables (paper, Section 3.3): alpha (n, K-1) for the hinge constraints,
 phi (n, K-2) for the noncrossing constraints on the training points and, for the
 "separate" intercept ordering b_k >= b_{k+1}, gamma (K-2).  With the difference
 operator D (K-1 x K-2), D[k, k] = 1, D[k+1, k] = -1, the KKT relation (eq. KKT_omega)
-gives the expansion coefficients
+gives the expansion coefficients::
 
     NORDIC-1:  omega_k = y_k * alpha_k + phi_k - phi_{k-1}
     BSVM:      omega_k = y_k * alpha_k
 
-and the dual problem is
+and the dual problem is::
 
     min_theta  1/2 sum_k omega_k' K omega_k - e' alpha
     s.t.       y_k' alpha_k + (gamma_k - gamma_{k-1}) = 0          (separate, eq. KKT_b)
@@ -28,7 +28,8 @@ quadprog (Goldfarb-Idnani) needs a positive definite Hessian, but this one is
 only semi-definite, so a ridge ``rho * I`` is added.  ``rho`` is relative to the
 mean diagonal; ``tests/test_qp.py`` checks against an independent primal solve
 that the default does not move the optimum (1e-12 gave wrong answers on these
-machines, 1e-6 gave the objective to ~1e-8; see shared notes).  A few proximal-point
+machines, 1e-6 gave the objective to ~1e-8; see
+``docs/notes/solvers.md``).  A few proximal-point
 refinements ``theta <- argmin 1/2 theta'(H + rho I)theta - (a + rho theta_prev)'theta``
 remove the ridge's bias.  The intercepts come from the LP with omega fixed that
 the paper describes (Section 3.3), solved with HiGHS.
@@ -126,7 +127,7 @@ def solve_dual_quadprog(problem, ridge=None, refinements=DEFAULT_REFINEMENTS):
     -------
     SolverResult
         ``multipliers`` holds alpha (n, K-1), phi (n, K-2) and gamma (K-2);
-        ``kkt_residual`` is the relative duality gap (P - D) / max(1, |P|).
+        ``kkt_residual`` is the relative duality gap ``(P - D) / max(1, |P|)``.
 
     Raises
     ------

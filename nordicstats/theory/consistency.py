@@ -24,7 +24,7 @@ sign, i.e. iff
 
     gap_k = min{ risk : f ordered (if constrained), s_k f_k <= 0 } - min{ risk } > tol,
 
-with s_k = sgn(p_k - 1/2), tol = 1e-12 max(1, |min risk|).  A minimiser at
+with s_k = sgn(p_k - 1/2), tol = ``1e-12 max(1, |min risk|)``.  A minimiser at
 f_k = 0 counts as a wrong sign (the rule is undetermined).  When p_k = 1/2
 (within 1e-12) both signs are Bayes and the boundary is consistent by
 definition.  All minimisations are over the box ``[-bound, bound]^{K-1}``
@@ -40,7 +40,7 @@ with exact block minimisation (exact for separable convex objectives under a
 chain order; Best, Chakravarti & Ubhaya, 2000).  Nonconvex V: dynamic
 programming over the grid (exact on the grid) followed by refinement of each
 pooled block.  Resolution: for smooth losses the gap is of order
-``(p_k - 1/2)^2``, so |p_k - 1/2| below about 1e-6 is beyond double precision;
+``(p_k - 1/2)^2``, so ``|p_k - 1/2|`` below about 1e-6 is beyond double precision;
 such boundaries get a note.
 
 Cost matrices (``cost=``).  For a cost matrix ``cost[true, predicted]`` that is
@@ -72,7 +72,7 @@ and the cost-Bayes level maximises the partial sums S(j).  Two consequences
   The absolute and balance-scale matrices satisfy it, the donut matrix does not.
 * Ordered (``constrained=True``): for a convex V differentiable at 0 with
   V'(0) < 0 the set {k : f_k* > 0} of the isotonic minimiser is the prefix
-  that maximises sum_{k in prefix} (-g_k'(0)) = |V'(0)| S(j) (level sets of
+  that maximises sum_{k in prefix} (-g_k'(0)) = ``|V'(0)| S(j)`` (level sets of
   separable convex isotonic problems solve thresholded problems), i.e. the
   cost-Bayes level: the noncrossing weighted problem is cost-consistent for
   every such cost matrix.

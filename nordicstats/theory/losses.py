@@ -6,21 +6,21 @@ is ``min_f  p V(f) + (1 - p) V(-f)``.  The library below holds the usual convex
 losses, two bounded nonconvex ones and two losses that are **not** consistent,
 kept to show that :func:`~nordicstats.theory.fisher_consistency` can tell.
 
-=================  =========================================  =======  ===========
-name               V(u)                                       convex   consistent
-=================  =========================================  =======  ===========
-``hinge``          max(0, 1 - u)  (SVM, NORDIC)                yes      yes
-``squared_hinge``  max(0, 1 - u)^2                            yes      yes
-``logistic``       log(1 + exp(-u))                           yes      yes
-``exponential``    exp(-u)  (AdaBoost)                        yes      yes
-``squared``        (1 - u)^2                                  yes      yes
-``dwd``            1 - u for u <= 1/2, 1/(4u) otherwise       yes      yes
-``unhinged``       1 - u  (unbounded below)                   yes      yes (at +-inf)
-``psi``            2 for u < 0, 2(1 - u) on [0, 1), 0 after   no       yes
-``truncated_hinge``  max(0, 1 - u) - max(0, s - u), s = -1    no       yes
-``perceptron``     max(0, -u)                                 yes      **no**
-``kinked_hinge``   max(0, 1 - u/2, 1 - 2u)                    yes      **no**
-=================  =========================================  =======  ===========
+===================  =========================================  =======  ==============
+name                 V(u)                                       convex   consistent
+===================  =========================================  =======  ==============
+``hinge``            max(0, 1 - u)  (SVM, NORDIC)               yes      yes
+``squared_hinge``    max(0, 1 - u)^2                            yes      yes
+``logistic``         log(1 + exp(-u))                           yes      yes
+``exponential``      exp(-u)  (AdaBoost)                        yes      yes
+``squared``          (1 - u)^2                                  yes      yes
+``dwd``              1 - u for u <= 1/2, 1/(4u) otherwise       yes      yes
+``unhinged``         1 - u  (unbounded below)                   yes      yes (at +-inf)
+``psi``              2 for u < 0, 2(1 - u) on [0, 1), 0 after   no       yes
+``truncated_hinge``  max(0, 1 - u) - max(0, s - u), s = -1      no       yes
+``perceptron``       max(0, -u)                                 yes      **no**
+``kinked_hinge``     max(0, 1 - u/2, 1 - 2u)                    yes      **no**
+===================  =========================================  =======  ==============
 
 Why the last two fail.  ``perceptron``: ``p V(f) + (1 - p) V(-f)`` equals
 ``(1 - p) f`` for ``f > 0`` and ``p |f|`` for ``f < 0``, so f = 0 is always a

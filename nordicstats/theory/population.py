@@ -38,8 +38,8 @@ def population_svm(components, start=None):
     Minimises the hinge risk E[(1 - Y x~'beta)_+] over beta = (b, w')' when X given
     its mixture component is N(mu_c, S_c) and Y = s_c.  With M = Y x~'beta ~ N(m, v)
     in a component, E[(1 - M)_+] = (1 - m) Phi(u) + sqrt(v) phi(u), u = (1 - m)/sqrt(v)
-    (shared notes, "Designs with a known truth"); G and H follow from truncated-normal
-    moments.
+    (``docs/notes/inference-bandwidth.md``, "Designs with a known truth"); G and H
+    follow from truncated-normal moments.
 
     Parameters
     ----------

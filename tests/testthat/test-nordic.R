@@ -12,6 +12,11 @@ test_that("nordic fits, prints, summarises and predicts with the user's levels",
     out <- capture.output(print(s))
     expect_true(any(grepl("^Intercepts \\(one per boundary\\):", out)))
     expect_true(any(grepl("Coefficients, boundary low\\|mid:", out)))
+    ## n = 60: fewer than 100 rows on a side, so cov_type = "auto" bootstraps both boundaries
+    ## and the summary says so, with the reason
+    expect_identical(s$se_sources$estimator, c("bootstrap", "bootstrap"))
+    expect_true(any(grepl("^Standard errors by boundary:", out)))
+    expect_true(any(grepl("low\\|mid: bootstrap \\(only [0-9]+ observations on one side", out)))
     cf <- coef(fit)
     expect_identical(dimnames(cf), list(c("(Intercept)", "x1", "x2", "gv"),
                                         c("low|mid", "mid|high")))

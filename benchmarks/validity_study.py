@@ -1,0 +1,358 @@
+"""Validity study of the standard errors of linear NORDIC-1: Bahadur, bootstrap, auto.
+
+Not a timed test.  ``python benchmarks/validity_study.py --designs logit4 --n 1500
+--reps 100 --boot-reps 20`` appends one JSON line per replicate to
+``benchmarks/results/validity/<design>_n<n>.jsonl``; ``--summarise`` turns every stored
+file into ``benchmarks/results/validity_summary.csv`` (SE / Monte Carlo SD and coverage
+of 95% intervals per boundary and coefficient and estimator).  ``--recheck R`` recomputes
+the first R stored replicates of the given designs and sizes with the current code (same
+seeds) and prints the largest differences, plus those of the package's own
+``cov_type="auto"`` against the study's per-boundary assembly of the stored numbers.
+
+Each replicate draws a data set, fits NORDIC-1 (joint noncrossing, C = 1) and BSVM
+(same C) with the sparse primal solver, computes the Bahadur sandwich of the NORDIC fit
+and of the BSVM fit, the per-boundary diagnostics of :mod:`nordicstats.diagnostics`, and
+for the first ``--boot-reps`` replicates the naive case-resampling bootstrap (n out of
+n) and the m-out-of-n bootstrap (m = n^0.8, covariance times m / n), ``--n-boot``
+resamples each.  The population target of each coefficient is approximated by the
+NORDIC-1 fit at n = ``--target-n`` (200,000 by default) -- under noncrossing and
+unbounded covariates the constrained target itself drifts slowly with n, which is
+part of what the study measures.
+
+Designs (all with X ~ N(0, I) unless said otherwise):
+
+* ``logit4``: latent logistic z = x'(1, -.5, .25) + logistic, cuts -1, .5, 2 (K = 4,
+  d = 3, class shares ~ 29/29/25/17%): boundary 2|3's BSVM is the constant classifier.
+* ``probit3``: latent probit, d = 2, beta = (1, -.5), cuts at the tertiles of z (K = 3,
+  balanced).
+* ``logit5rare``: latent logistic, d = 5, beta = (1, -.5, .25, .5, 0), K = 5 with a
+  rare top class (~4%).
+* ``mixed``: latent logistic, one N(0,1) covariate and two binary factors.
+* ``housing``: factor-only: the 24 covariate patterns of MASS::housing with their
+  frequencies and Sat drawn from R's polr fit (logit link), K = 3.
+* ``gauss_parallel``, ``gauss_shifted``: the Gaussian-mixture designs of
+  ``benchmarks/mc_coverage.py`` (K = 3, d = 2).
+"""
+
+from __future__ import annotations
+
+import os
+
+os.environ.setdefault("OMP_NUM_THREADS", "1")
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+
+import argparse  # noqa: E402
+import glob  # noqa: E402
+import json  # noqa: E402
+import time  # noqa: E402
+import warnings  # noqa: E402
+from functools import partial  # noqa: E402
+from pathlib import Path  # noqa: E402
+
+import numpy as np  # noqa: E402
+import pandas as pd  # noqa: E402
+
+from nordicstats import NORDIC  # noqa: E402
+from nordicstats.bootstrap import BootstrapCovariance, bootstrap_replicates  # noqa: E402
+from nordicstats.covariance import BahadurCovariance, FitArrays, diagnose  # noqa: E402
+from nordicstats.diagnostics import THRESHOLDS, _reasons, is_lattice  # noqa: E402
+from nordicstats.hypotheses import parallel_restrictions, wald_test  # noqa: E402
+from nordicstats.results import _refit_params  # noqa: E402
+
+RESULTS = Path(__file__).resolve().parent / "results"
+OUT = RESULTS / "validity"
+
+# MASS::housing: Infl (Low, Medium, High) x Type (Tower, Apartment, Atrium, Terrace) x
+# Cont (Low, High) cell totals over Sat, in R's row order (Infl fastest).
+HOUSING_CELLS = np.array([
+    70, 68, 37, 94, 55, 77, 79, 80, 36, 109, 44, 47, 26, 31, 28, 44, 37, 22, 57, 56, 47, 40,
+    39, 21,
+])
+# polr(Sat ~ Infl + Type + Cont, weights = Freq, data = housing): coefficients, cutpoints.
+HOUSING_BETA = np.array([0.5663937, 1.2888191, -0.5723501, -0.3661866, -1.0910149,
+                         0.3602841])
+HOUSING_CUTS = np.array([-0.4961353, 0.6907083])
+
+
+def housing_patterns():
+    """The 24 dummy-coded covariate rows (InflMedium, InflHigh, TypeApartment, TypeAtrium,
+    TypeTerrace, ContHigh) in R's expand.grid order."""
+    rows = []
+    for cont in range(2):
+        for typ in range(4):
+            for infl in range(3):
+                rows.append([infl == 1, infl == 2, typ == 1, typ == 2, typ == 3, cont == 1])
+    return np.array(rows, dtype=float)
+
+
+def latent(n, rng, beta, cuts, noise="logistic", X=None):
+    """Ordinal response cut from z = x'beta + noise."""
+    X = rng.normal(size=(n, len(beta))) if X is None else X
+    eps = rng.logistic(size=n) if noise == "logistic" else rng.normal(size=n)
+    return np.searchsorted(cuts, X @ beta + eps), X
+
+
+def gauss(n, rng, priors, means, S):
+    codes = rng.choice(len(priors), size=n, p=priors)
+    L = np.linalg.cholesky(S)
+    return codes, means[codes] + rng.normal(size=(n, S.shape[0])) @ L.T
+
+
+_S = np.array([[1.0, 0.4], [0.4, 1.0]])
+_PROBIT_BETA = np.array([1.0, -0.5])
+_PROBIT_SD = np.sqrt(1.0 + _PROBIT_BETA @ _PROBIT_BETA)
+DESIGNS = {
+    "logit4": partial(latent, beta=np.array([1.0, -0.5, 0.25]), cuts=np.array([-1, 0.5, 2.0])),
+    "probit3": partial(latent, beta=_PROBIT_BETA, noise="normal",
+                       cuts=_PROBIT_SD * np.array([-0.4307, 0.4307])),
+    "logit5rare": partial(latent, beta=np.array([1.0, -0.5, 0.25, 0.5, 0.0]),
+                          cuts=np.array([-1.5, -0.3, 0.9, 3.3])),
+    "gauss_parallel": partial(gauss, priors=(0.3, 0.4, 0.3), S=_S,
+                              means=np.array([[-1.5, -0.5], [0.0, 0.0], [1.5, 0.5]])),
+    "gauss_shifted": partial(gauss, priors=(0.25, 0.45, 0.3), S=_S,
+                             means=np.array([[-1.5, 0.0], [0.0, 0.3], [1.2, 1.2]])),
+}
+
+
+def _mixed(n, rng):
+    X = np.column_stack([rng.normal(size=n), rng.integers(0, 2, size=(n, 2))])
+    return latent(n, rng, np.array([1.0, 0.8, -0.6]), np.array([-0.5, 1.0]), X=X)
+
+
+def _housing(n, rng):
+    X = housing_patterns()[rng.choice(24, size=n, p=HOUSING_CELLS / HOUSING_CELLS.sum())]
+    return latent(n, rng, HOUSING_BETA, HOUSING_CUTS, X=X)
+
+
+DESIGNS["mixed"] = _mixed
+DESIGNS["housing"] = _housing
+
+
+BAHADUR_KWDS = {"bandwidth": "hall-sheather", "kernel": "gaussian", "constant": 1.0}
+
+
+def fit(codes, X, method="nordic1"):
+    return NORDIC(codes, X, kernel="linear", C=1.0, method=method,
+                  solver="primal").fit(cov_type="none")
+
+
+def one_replicate(design, n, seed, n_boot, boot):
+    """Everything measured on one simulated data set (a JSON-able dict)."""
+    rng = np.random.default_rng(seed)
+    codes, X = DESIGNS[design](n, rng)
+    K = int(codes.max()) + 1
+    if np.unique(codes).size < K:
+        return None
+    res, uns = fit(codes, X), fit(codes, X, "bsvm")
+    params, params_u = res.params.to_numpy(), uns.params.to_numpy()
+    arrays = FitArrays(X, codes, params, tuple(res.boundary_names),
+                       params_unconstrained=params_u)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        bah = BahadurCovariance(X, arrays.signs, params)
+        diags = diagnose(arrays, bah, BAHADUR_KWDS)
+    p = params.shape[0]
+    out = {"design": design, "n": n, "seed": seed, "K": K, "params": params.tolist(),
+           "params_bsvm": params_u.tolist(),
+           "se_bahadur": np.sqrt(np.diag(bah.cov)).reshape(-1, p).T.tolist(),
+           "cov_bahadur": bah.cov.tolist(),
+           "diagnostics": [{"measures": d.measures, "reasons": list(d.reasons)} for d in diags]}
+    if boot:
+        refit = partial(_refit_params, NORDIC, {"kernel": "linear", "C": 1.0,
+                                                "method": "nordic1", "solver": "primal"},
+                        X, codes)
+        for name, m in (("boot", None), ("moon", int(round(n ** 0.8)))):
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                reps, failed = bootstrap_replicates(refit, codes, n_boot=n_boot,
+                                                    random_state=seed, disable=True, size=m)
+            cov = BootstrapCovariance(reps, failed).cov * ((m or n) / n)
+            out[f"se_{name}"] = np.sqrt(np.diag(cov)).reshape(-1, p).T.tolist()
+            out[f"cov_{name}"] = cov.tolist()
+    out["parallel"] = {name: _parallel_p(params, np.array(out[f"cov_{name}"]))
+                       for name in ("bahadur", "boot", "moon") if f"cov_{name}" in out}
+    for name in ("bahadur", "boot", "moon"):  # stored results keep the SEs, not the matrices
+        out.pop(f"cov_{name}", None)
+    return out
+
+
+def _parallel_p(params, cov):
+    R = parallel_restrictions(params.shape[1], params.shape[0])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return float(wald_test(params.T.ravel(), cov, R).pvalue)
+
+
+def target(design, n_target, seed=12345):
+    """NORDIC-1 fit at a very large n: the population target (cached in the results)."""
+    path = OUT / f"target_{design}.json"
+    if path.exists():
+        return np.array(json.loads(path.read_text())["params"])
+    codes, X = DESIGNS[design](n_target, np.random.default_rng(seed))
+    params = fit(codes, X).params.to_numpy()
+    OUT.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps({"n": n_target, "seed": seed, "params": params.tolist()}))
+    return params
+
+
+def run(design, n, reps, boot_reps, n_boot, n_target):
+    OUT.mkdir(parents=True, exist_ok=True)
+    target(design, n_target)
+    path = OUT / f"{design}_n{n}.jsonl"
+    done = {json.loads(line)["seed"] for line in path.open()} if path.exists() else set()
+    for r in range(reps):
+        seed = 1000 * n + r
+        if seed in done:
+            continue
+        t0 = time.time()
+        row = one_replicate(design, n, seed, n_boot, r < boot_reps)
+        if row is None:
+            continue
+        row["seconds"] = time.time() - t0
+        with path.open("a") as f:
+            f.write(json.dumps(row) + "\n")
+
+
+# --- summary ---------------------------------------------------------------------------------
+def _failing(row):
+    """Per boundary: do the diagnostics fail, with the current THRESHOLDS (recomputed from
+    the stored measures, so the thresholds can be tuned without rerunning)."""
+    d = len(row["params"]) - 1
+    return [bool(_reasons({"n": row["n"], "d": d, **diag["measures"]}, THRESHOLDS))
+            for diag in row["diagnostics"]]
+
+
+def _auto_se(row, source="boot"):
+    """SE of cov_type='auto': Bahadur where the diagnostics pass, bootstrap where they fail."""
+    se = np.array(row["se_bahadur"])
+    d = len(row["params"]) - 1
+    for k, fails in enumerate(_failing(row)):
+        if is_lattice({"n": row["n"], "d": d, **row["diagnostics"][k]["measures"]}):
+            se[:, k] = np.nan
+        elif fails:
+            se[:, k] = np.array(row[f"se_{source}"])[:, k] if f"se_{source}" in row else np.nan
+    return se
+
+
+def summarise_file(path):
+    rows = [json.loads(line) for line in open(path)]
+    design, n = rows[0]["design"], rows[0]["n"]
+    truth = np.array(json.loads((OUT / f"target_{design}.json").read_text())["params"])
+    est = np.array([r["params"] for r in rows])
+    sd = est.std(axis=0, ddof=1)
+    z = 1.959964
+    out = []
+    estimators = {"bahadur": [np.array(r["se_bahadur"]) for r in rows]}
+    boot_rows = [r for r in rows if "se_boot" in r]
+    for name in ("boot", "moon"):
+        if boot_rows:
+            estimators[name] = [np.array(r[f"se_{name}"]) for r in boot_rows]
+    if boot_rows:
+        estimators["auto"] = [_auto_se(r) for r in boot_rows]
+    est_boot = np.array([r["params"] for r in boot_rows]) if boot_rows else None
+    flagged = np.array([_failing(r) for r in rows])
+    for name, ses in estimators.items():
+        ses = np.array(ses)
+        e = est if name == "bahadur" else est_boot
+        cover = (np.abs(e - truth) <= z * ses)
+        for k in range(truth.shape[1]):
+            for j in range(truth.shape[0]):
+                s = ses[:, j, k]
+                ok = np.isfinite(s)
+                out.append({"design": design, "n": n, "estimator": name, "boundary": k,
+                            "coef": j, "reps": len(s), "truth": truth[j, k],
+                            "mc_sd": sd[j, k], "bias_over_sd": (e[:, j, k].mean() - truth[j, k])
+                            / sd[j, k], "median_se": np.median(s[ok]) if ok.any()
+                            else np.nan, "ratio": (np.median(s[ok]) / sd[j, k]) if ok.any()
+                            else np.nan, "share_withheld": 1 - ok.mean(),
+                            "coverage": cover[ok, j, k].mean() if ok.any() else np.nan,
+                            "share_flagged": flagged[:, k].mean()})
+    return out
+
+
+def summarise():
+    rows = []
+    for path in sorted(glob.glob(str(OUT / "*_n*.jsonl"))):
+        rows += summarise_file(path)
+    frame = pd.DataFrame(rows)
+    frame.to_csv(RESULTS / "validity_summary.csv", index=False, float_format="%.4g")
+    return frame
+
+
+def recheck(design, n, count, n_boot):
+    """Recompute the first ``count`` stored replicates (same seeds) with the current code.
+
+    Returns the largest |difference| of the estimates, the Bahadur and bootstrap SEs
+    (relative), the flagged boundaries that changed, and the largest relative difference
+    between the package's ``cov_type="auto"`` SEs and :func:`_auto_se` of the stored row.
+    """
+    stored = [json.loads(line) for line in (OUT / f"{design}_n{n}.jsonl").open()][:count]
+    worst = {"params": 0.0, "se_bahadur": 0.0, "se_boot": 0.0, "se_moon": 0.0,
+             "auto_vs_stored": 0.0, "flag_changes": 0}
+    for row in stored:
+        new = one_replicate(design, n, row["seed"], n_boot, "se_boot" in row)
+        worst["params"] = max(worst["params"], float(np.max(np.abs(
+            np.subtract(new["params"], row["params"])))))
+        for key in ("se_bahadur", "se_boot", "se_moon"):
+            if key in row:
+                a, b = np.array(new[key]), np.array(row[key])
+                ok = np.isfinite(a) & np.isfinite(b)
+                worst[key] = max(worst[key], float(np.max(np.abs(a[ok] / b[ok] - 1), initial=0)))
+        worst["flag_changes"] += int(np.sum(np.array(_failing(new)) != np.array(_failing(row))))
+        if "se_boot" in row:
+            rng = np.random.default_rng(row["seed"])
+            codes, X = DESIGNS[design](n, rng)
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                res = NORDIC(codes, X, kernel="linear", C=1.0, solver="primal").fit(
+                    cov_type="auto", cov_kwds={"n_boot": n_boot, "random_state": row["seed"],
+                                               "disable": True})
+                auto = res.bse.to_numpy()
+            ref = _auto_se(row)
+            ok = np.isfinite(auto) & np.isfinite(ref)
+            assert np.array_equal(np.isfinite(auto), np.isfinite(ref)), (auto, ref)
+            worst["auto_vs_stored"] = max(worst["auto_vs_stored"], float(np.max(
+                np.abs(auto[ok] / ref[ok] - 1), initial=0)))
+    return worst
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--designs", nargs="+", default=["logit4"])
+    parser.add_argument("--n", nargs="+", type=int, default=[1500])
+    parser.add_argument("--reps", type=int, default=100)
+    parser.add_argument("--boot-reps", type=int, default=20)
+    parser.add_argument("--n-boot", type=int, default=100)
+    parser.add_argument("--target-n", type=int, default=200_000)
+    parser.add_argument("--summarise", action="store_true")
+    parser.add_argument("--recheck", type=int, default=0, metavar="R")
+    args = parser.parse_args()
+    if args.recheck:
+        for design in args.designs:
+            for n in args.n:
+                if not (OUT / f"{design}_n{n}.jsonl").exists():
+                    continue
+                t0 = time.time()
+                worst = recheck(design, n, args.recheck, args.n_boot)
+                print(f"{design} n={n}: {worst} ({time.time() - t0:.0f} s)", flush=True)
+        return
+    if args.summarise:
+        frame = summarise()
+        compact = frame.groupby(["design", "n", "estimator", "boundary"], sort=False).agg(
+            reps=("reps", "first"), ratio_min=("ratio", "min"), ratio_max=("ratio", "max"),
+            cover_min=("coverage", "min"), cover_max=("coverage", "max"),
+            bias_max=("bias_over_sd", lambda b: np.abs(b).max()),
+            withheld=("share_withheld", "max"), flagged=("share_flagged", "first"))
+        compact.to_csv(RESULTS / "validity_compact.csv", float_format="%.3g")
+        with pd.option_context("display.width", 200, "display.max_rows", 1000):
+            print(compact.round(3).to_string())
+        return
+    for design in args.designs:
+        for n in args.n:
+            t0 = time.time()
+            run(design, n, args.reps, args.boot_reps, args.n_boot, args.target_n)
+            print(f"{design} n={n}: {time.time() - t0:.0f} s", flush=True)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,182 @@
+"""Per-boundary choice between the Bahadur sandwich and the bootstrap (``cov_type="auto"``).
+
+Works on arrays and on the estimates of :mod:`nordicstats.covariance` (anything with
+``cov``, ``degenerate`` and ``describe()``), without importing them.  For every
+boundary the diagnostics of :mod:`nordicstats.diagnostics` decide whether the Bahadur
+representation of Koo et al. (2008), transferred to the constrained fit by the paper's
+Theorem 1, applies.  Where it does, the boundary's block of the covariance is the
+sandwich H_k^{-1} G_kk H_k^{-1} / n; where it does not, the rows and columns of that
+boundary come from the case-resampling bootstrap (the validity study,
+``docs/notes/inference-validity.md``, measured the naive n-out-of-n bootstrap at
+constrained boundaries and found it in line with the Monte Carlo SD).  Boundaries on
+a lattice design (no continuous covariate) get no standard errors at all: the study
+found the bootstrap there off by factors of 0.1 to 3.8.  Cross blocks between a
+sandwich boundary and a bootstrap boundary come from the bootstrap, shrunk toward 0
+just enough for the joint matrix to be positive semi-definite; the variances, hence
+the standard errors, are exactly those of the two estimators.
+
+``cov_type="bahadur"`` runs the same diagnostics and returns NaN for the failing
+boundaries (:func:`bahadur_only`; the caller warns, naming boundary and reason).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+__all__ = ["BoundaryChoice", "PerBoundaryCovariance", "bahadur_only", "per_boundary_covariance",
+           "CONSTANT_W"]
+
+#: Slopes all below this in absolute value: the fit of the boundary is the constant
+#: classifier; the bootstrap then returns (near) zero spread, which is no standard error.
+CONSTANT_W = 1e-7
+
+
+class BoundaryChoice:
+    """Which estimator a boundary's standard errors come from, and why.
+
+    Attributes
+    ----------
+    estimator : {"bahadur", "bootstrap", "none"}
+        ``"none"``: no valid standard errors (NaN).
+    reason : str
+        Empty when the estimator's conditions hold.
+    """
+
+    __slots__ = ("estimator", "reason")
+
+    def __init__(self, estimator, reason=""):
+        self.estimator, self.reason = estimator, reason
+
+    def __repr__(self):
+        return f"BoundaryChoice({self.estimator!r}, {self.reason!r})"
+
+
+class PerBoundaryCovariance:
+    """A joint covariance assembled boundary by boundary, with its sources.
+
+    Attributes
+    ----------
+    cov : ndarray
+    sources : tuple of BoundaryChoice
+    degenerate : dict
+        Boundary -> reason, for the boundaries without standard errors.
+    """
+
+    def __init__(self, cov, sources, parts):
+        self.cov, self.sources, self._parts = cov, tuple(sources), parts
+        self.degenerate = {k: c.reason for k, c in enumerate(self.sources)
+                           if c.estimator == "none"}
+
+    def describe(self, names=None):
+        """"auto: <Bahadur description> for 0|1, 1|2; <bootstrap description> for 2|3"."""
+        names = [str(k) for k in range(len(self.sources))] if names is None else list(names)
+        parts = []
+        for estimator, est in self._parts.items():
+            which = [n for n, c in zip(names, self.sources, strict=True)
+                     if c.estimator == estimator]
+            if which:
+                parts.append(f"{est.describe()} for {', '.join(which)}")
+        return "; ".join(parts) or "no valid standard errors"
+
+
+def _blank(cov, boundaries, p):
+    cov = np.array(cov, dtype=float)
+    for k in boundaries:
+        cov[k * p:(k + 1) * p, :] = np.nan
+        cov[:, k * p:(k + 1) * p] = np.nan
+    return cov
+
+
+def bahadur_only(bahadur, diagnostics):
+    """The sandwich with NaN rows and columns for the boundaries failing the diagnostics."""
+    p = bahadur.params.shape[0]
+    sources = [BoundaryChoice("bahadur") if d.ok else BoundaryChoice("none", "; ".join(d.reasons))
+               for d in diagnostics]
+    failing = [d.boundary for d in diagnostics if not d.ok]
+    return PerBoundaryCovariance(_blank(bahadur.cov, failing, p), sources, {"bahadur": bahadur})
+
+
+def _assemble(bahadur_cov, boot_cov, failing, p):
+    """Bahadur covariance with the rows and columns of the failing boundaries replaced.
+
+    Diagonal blocks: A (sandwich, passing boundaries) and B (bootstrap, failing ones);
+    the cross block C comes from the bootstrap.  [[A, C], [C', B]] is PSD iff
+    ||A^{-1/2} C B^{+1/2}||_2 <= 1 (and C vanishes on B's null space); otherwise C is
+    shrunk by the factor that makes that norm 1.  Every variance -- hence every standard
+    error -- is the one its estimator gave; only cross-boundary covariances shrink.
+    """
+    cov = np.array(bahadur_cov, dtype=float)
+    b = np.concatenate([np.arange(k * p, (k + 1) * p) for k in failing])
+    a = np.setdiff1d(np.arange(cov.shape[0]), b)
+    cov[np.ix_(b, b)] = boot_cov[np.ix_(b, b)]
+    cross = boot_cov[np.ix_(a, b)]
+    if a.size and np.all(np.isfinite(cov)) and np.all(np.isfinite(cross)):
+        cross = cross * _cross_shrinkage(cov[np.ix_(a, a)], cov[np.ix_(b, b)], cross)
+    cov[np.ix_(a, b)], cov[np.ix_(b, a)] = cross, cross.T
+    return (cov + cov.T) / 2.0
+
+
+def _inverse_sqrt(M, tol=1e-12):
+    vals, vecs = np.linalg.eigh((M + M.T) / 2.0)
+    keep = vals > tol * max(vals.max(), 1e-300)
+    return (vecs[:, keep] / np.sqrt(vals[keep])) @ vecs[:, keep].T, vecs[:, ~keep]
+
+
+def _cross_shrinkage(A, B, C):
+    """Largest t in [0, 1] with [[A, tC], [tC', B]] PSD (0 if C loads on B's null space)."""
+    a_half, a_null = _inverse_sqrt(A)
+    b_half, b_null = _inverse_sqrt(B)
+    scale = np.abs(C).max(initial=0.0)
+    if scale == 0.0:
+        return 1.0
+    if (b_null.size and np.abs(C @ b_null).max() > 1e-9 * scale) or (
+            a_null.size and np.abs(a_null.T @ C).max() > 1e-9 * scale):
+        return 0.0
+    norm = np.linalg.norm(a_half @ C @ b_half, 2)
+    return 1.0 if norm <= 1.0 else (1.0 - 1e-12) / norm
+
+
+def per_boundary_covariance(bahadur, diagnostics, run_bootstrap):
+    """Joint covariance from the sandwich where the diagnostics pass, bootstrap elsewhere.
+
+    Parameters
+    ----------
+    bahadur : BahadurCovariance
+    diagnostics : list of BoundaryDiagnostic
+    run_bootstrap : callable
+        ``run_bootstrap() -> estimate`` with ``cov`` and ``degenerate`` (the bootstrap
+        estimator of :mod:`nordicstats.covariance`); called only when some boundary
+        needs it, so a fit whose boundaries all pass costs no refits.
+
+    Returns
+    -------
+    PerBoundaryCovariance
+    """
+    p = bahadur.params.shape[0]
+    sources = [_choice(d, bahadur.params[1:, d.boundary]) for d in diagnostics]
+    boot_k = [k for k, c in enumerate(sources) if c.estimator == "bootstrap"]
+    cov, parts = bahadur.cov, {"bahadur": bahadur}
+    if boot_k:
+        boot = run_bootstrap()
+        parts["bootstrap"] = boot
+        cov = _assemble(cov, boot.cov, boot_k, p)
+        for k in boot_k:
+            if k in boot.degenerate:
+                sources[k] = BoundaryChoice("none", f"{sources[k].reason}; {boot.degenerate[k]}")
+    none = [k for k, c in enumerate(sources) if c.estimator == "none"]
+    return PerBoundaryCovariance(_blank(cov, none, p), sources, parts)
+
+
+def _choice(diag, slopes):
+    """Bahadur if the diagnostics pass; none on a lattice design or for a constant fit
+    (w = 0: the bootstrap would give a spread of ~0 around an atom); else bootstrap."""
+    if diag.ok:
+        return BoundaryChoice("bahadur")
+    reason = "; ".join(diag.reasons)
+    if diag.lattice:
+        return BoundaryChoice("none", f"{reason}; neither the sandwich nor the bootstrap is "
+                              "valid there")
+    if np.max(np.abs(slopes), initial=0.0) <= CONSTANT_W:
+        return BoundaryChoice("none", f"{reason}; the fitted classifier is constant (w = 0): "
+                              "its estimates sit on an atom, no Wald interval applies")
+    return BoundaryChoice("bootstrap", reason)

@@ -1,0 +1,290 @@
+"""Per-boundary checks of whether the Bahadur sandwich applies to linear NORDIC.
+
+The sandwich (Koo, Lee, Kim & Park 2008) rests on the hinge-loss first-order
+conditions of each boundary, and the paper's Theorem 1 transfers it to the
+noncrossing-constrained fit only when the constraints do not bind in the limit.
+Each function below measures one way this fails, on plain arrays; the thresholds
+were chosen from the validity study (``benchmarks/validity_study.py``, evidence in
+``docs/notes/inference-validity.md``):
+
+* the unconstrained (BSVM) component of the boundary is degenerate or nearly so:
+  its linear part x'w~_k barely varies (:func:`unconstrained_signal`), so the
+  constrained w_k is set by the noncrossing constraints, not by the hinge loss;
+* the constrained and unconstrained coefficients differ by more than their
+  sampling error (:func:`standardized_gap`): the constraints bind at this n;
+* the covariates have no continuous part: many rows lie exactly on the margin or
+  there are few distinct covariate patterns (:func:`margin_share`,
+  :func:`distinct_patterns`), so the density of the margin residual at 0, which
+  the Hessian H_k needs, does not exist;
+* too few observations on a side of the boundary (:func:`side_counts`);
+* an ill-conditioned Hessian estimate (scaled condition number above ``cond_max``).
+
+:func:`check_boundaries` runs them all and returns one :class:`BoundaryDiagnostic`
+per boundary; ``reasons`` is empty where the sandwich can be used.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+__all__ = [
+    "BoundaryDiagnostic",
+    "check_boundaries",
+    "distinct_patterns",
+    "margin_share",
+    "side_counts",
+    "standardized_gap",
+    "unconstrained_signal",
+    "is_lattice",
+    "THRESHOLDS",
+]
+
+#: Thresholds of :func:`check_boundaries` (evidence: docs/notes/inference-validity.md).
+#:
+#: * ``min_signal``: sd of x'w~_k of the unconstrained fit below this is "nearly
+#:   degenerate"; the hinge loss then hardly pins w_k down.
+#: * ``max_gap``: largest ``|beta_kj - beta~_kj| / se~_kj`` (constrained minus unconstrained,
+#:   in units of the unconstrained Bahadur standard error) tolerated.
+#: * ``max_margin_share``: share of rows exactly on the margin (``|r_ik| <= margin_tol``) above
+#:   which (and above 3 (d + 1) rows) the residuals sit on a lattice; a continuous design
+#:   has at most ~(d + 1) rows there.
+#: * ``min_patterns``: fewer distinct covariate rows than this (and fewer than n / 2)
+#:   means no continuous part.
+#: * ``min_side``: fewest observations on either side of the boundary.
+#: * ``cond_max``: largest scaled condition number of the Hessian estimate.
+THRESHOLDS = {
+    "min_signal": 0.1,
+    "max_gap": 4.0,
+    "max_margin_share": 0.02,
+    "min_patterns": 50,
+    "min_side": 100,
+    "cond_max": 1e8,
+    "margin_tol": 1e-5,
+}
+
+
+@dataclass(frozen=True)
+class BoundaryDiagnostic:
+    """Validity checks of the Bahadur sandwich for one boundary.
+
+    Attributes
+    ----------
+    boundary : int
+        Index k of the boundary (0-based).
+    measures : dict
+        ``signal``, ``gap``, ``margin_share``, ``patterns``, ``side``, ``cond``, ``n``,
+        ``d``.
+    reasons : tuple of str
+        Why the sandwich does not apply (empty when every check passes).
+    """
+
+    boundary: int
+    measures: dict = field(default_factory=dict)
+    reasons: tuple = ()
+
+    @property
+    def ok(self):
+        """True when the Bahadur sandwich may be used for this boundary."""
+        return not self.reasons
+
+    @property
+    def lattice(self):
+        """True when the design has no continuous part (no valid standard errors at all)."""
+        return is_lattice(self.measures)
+
+
+def unconstrained_signal(X, slopes, weights=None):
+    """sd of x_i'w~_k over the rows, one per boundary.
+
+    Parameters
+    ----------
+    X : ndarray of shape (n, d)
+    slopes : ndarray of shape (d, K-1)
+        Slopes w~_k of the unconstrained fit (BSVM).
+    weights : ndarray of shape (n,), optional
+        Frequency weights: the sd of the rows repeated w_i times.
+
+    Returns
+    -------
+    ndarray of shape (K-1,)
+        0 for a constant classifier (w~_k = 0).  A decision value f = b + x'w whose
+        linear part moves by less than ``min_signal`` across the data cannot move
+        rows across the margin band [-1, 1] (width 2): the fit is nearly constant.
+
+    Examples
+    --------
+    >>> X = np.array([[0.0], [1.0], [2.0]])
+    >>> unconstrained_signal(X, np.array([[0.0, 1.0]])).tolist()
+    [0.0, 1.0]
+    """
+    lin = np.asarray(X, dtype=float) @ np.asarray(slopes, dtype=float)
+    w = np.ones(lin.shape[0]) if weights is None else np.asarray(weights, dtype=float)
+    mean = w @ lin / w.sum()
+    return np.sqrt(w @ (lin - mean) ** 2 / (w.sum() - 1.0))
+
+
+def standardized_gap(params, params_unconstrained, se_unconstrained):
+    """``max_j |beta_kj - beta~_kj| / se~_kj`` per boundary.
+
+    Under Theorem 1 the constrained and unconstrained estimates differ by
+    o_P(n^{-1/2}), i.e. by a vanishing fraction of a standard error.
+
+    Parameters
+    ----------
+    params, params_unconstrained : ndarray of shape (1 + d, K-1)
+    se_unconstrained : ndarray of shape (1 + d, K-1)
+        Bahadur standard errors of the unconstrained fit (NaN where unavailable).
+
+    Returns
+    -------
+    ndarray of shape (K-1,)
+        inf where a coefficient differs and its standard error is NaN or 0; 0 where
+        the two fits agree exactly.
+
+    Examples
+    --------
+    >>> standardized_gap(np.array([[1.0], [2.0]]), np.array([[1.0], [1.5]]),
+    ...                  np.array([[0.1], [0.25]])).tolist()
+    [2.0]
+    """
+    diff = np.abs(np.asarray(params, float) - np.asarray(params_unconstrained, float))
+    se = np.asarray(se_unconstrained, dtype=float)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        ratio = np.where(diff <= 1e-8 * (1.0 + np.abs(params_unconstrained)), 0.0, diff / se)
+    ratio = np.where(np.isnan(ratio), np.inf, ratio)
+    return ratio.max(axis=0)
+
+
+def margin_share(residuals, tol=THRESHOLDS["margin_tol"], weights=None):
+    """Share of rows exactly on the margin, ``|r_ik| <= tol``, per boundary.
+
+    With a continuous covariate about d + 1 of n rows sit on the margin; on a lattice
+    of factor levels whole cells do.  ``weights`` (frequencies) count row i w_i times.
+
+    Examples
+    --------
+    >>> margin_share(np.array([[0.0], [0.0], [1.0], [-2.0]])).tolist()
+    [0.5]
+    """
+    on = np.abs(np.asarray(residuals, dtype=float)) <= tol
+    w = np.ones(on.shape[0]) if weights is None else np.asarray(weights, dtype=float)
+    return w @ on / w.sum()
+
+
+def distinct_patterns(X):
+    """Number of distinct covariate rows.
+
+    Examples
+    --------
+    >>> distinct_patterns(np.array([[0, 1], [0, 1], [1, 0]]))
+    2
+    """
+    return int(np.unique(np.asarray(X), axis=0).shape[0])
+
+
+def side_counts(signs, weights=None):
+    """Smaller of the two side counts (y^(k) = -1 and +1) per boundary.
+
+    ``weights`` of shape (n,) or (n, K-1) count row i w_i (or w_ik) times: frequency
+    weights, times 0 where a cost matrix leaves the row out of boundary k's loss.
+
+    Examples
+    --------
+    >>> side_counts(np.array([[1, 1], [-1, 1], [-1, -1]])).tolist()
+    [1.0, 1.0]
+    """
+    signs = np.asarray(signs)
+    w = np.ones(signs.shape) if weights is None else np.asarray(weights, dtype=float)
+    w = np.broadcast_to(w.reshape(signs.shape[0], -1), signs.shape)
+    return np.minimum((w * (signs > 0)).sum(axis=0), (w * (signs < 0)).sum(axis=0))
+
+
+def check_boundaries(X, signs, params, params_unconstrained, se_unconstrained, residuals,
+                     cond, thresholds=None, weights=None, loss_weights=None):
+    """Run every check on every boundary.
+
+    Parameters
+    ----------
+    X : ndarray of shape (n, d)
+    signs : ndarray of shape (n, K-1)
+        y_i^(k) in {-1, +1}.
+    params : ndarray of shape (1 + d, K-1)
+        The fit being reported (constrained NORDIC, or BSVM itself).
+    params_unconstrained : ndarray of shape (1 + d, K-1)
+        The BSVM fit on the same data, weights and C.
+    se_unconstrained : ndarray of shape (1 + d, K-1)
+        Bahadur standard errors of the BSVM fit.
+    residuals : ndarray of shape (n, K-1)
+        Margin residuals r_ik = 1 - y_i^(k) f_k(x_i) of ``params``.
+    cond : array-like of shape (K-1,)
+        Scaled condition numbers of the Hessian estimates of ``params``.
+    thresholds : dict, optional
+        Overrides of :data:`THRESHOLDS`.
+    weights : ndarray of shape (n,), optional
+        Frequency weights: n is N = sum w_i, and the signal, margin share and side
+        counts count row i w_i times.
+    loss_weights : ndarray of shape (n, K-1), optional
+        Cost increments c_ik: rows with c_ik = 0 are not in boundary k's loss and do
+        not count on its sides.
+
+    Returns
+    -------
+    list of BoundaryDiagnostic
+    """
+    t = {**THRESHOLDS, **(thresholds or {})}
+    X, signs = np.asarray(X, dtype=float), np.asarray(signs)
+    w = np.ones(X.shape[0]) if weights is None else np.asarray(weights, dtype=float)
+    in_loss = 1.0 if loss_weights is None else (np.asarray(loss_weights) > 0)
+    signal = unconstrained_signal(X, np.asarray(params_unconstrained)[1:], w)
+    gap = standardized_gap(params, params_unconstrained, se_unconstrained)
+    share = margin_share(residuals, t["margin_tol"], w)
+    patterns = distinct_patterns(X)
+    side = side_counts(signs, w[:, None] * in_loss)
+    out = []
+    for k in range(signs.shape[1]):
+        measures = {"signal": float(signal[k]), "gap": float(gap[k]),
+                    "margin_share": float(share[k]), "patterns": patterns,
+                    "side": int(round(side[k])), "cond": float(cond[k]),
+                    "n": int(round(w.sum())), "d": int(X.shape[1])}
+        out.append(BoundaryDiagnostic(k, measures, _reasons(measures, t)))
+    return out
+
+
+def is_lattice(m, t=None):
+    """True when the design has no continuous part (from the measures of one boundary).
+
+    Few distinct covariate rows (fewer than ``min_patterns`` and than n / 2), or more
+    than ``max_margin_share`` of the rows and more than 3 (d + 1) rows exactly on the
+    margin (a continuous design has at most about d + 1 there).  The SVM estimator is
+    then not asymptotically normal and the validity study found the bootstrap unreliable
+    too (SE / SD from 0.1 to 3.8), so no standard errors are given.
+    """
+    t = THRESHOLDS if t is None else t
+    few_patterns = m["patterns"] < t["min_patterns"] and m["patterns"] < m["n"] / 2
+    on_margin = (m["margin_share"] > t["max_margin_share"]
+                 and m["margin_share"] * m["n"] > 3 * (m["d"] + 1))
+    return bool(few_patterns or on_margin)
+
+
+def _reasons(m, t):
+    reasons = []
+    if m["signal"] < t["min_signal"]:
+        reasons.append(f"the unconstrained SVM of this boundary is (nearly) constant "
+                       f"(sd of x'w = {m['signal']:.3g} < {t['min_signal']:g}), so the "
+                       "noncrossing constraints, not the hinge loss, set its slopes")
+    elif m["gap"] > t["max_gap"]:
+        reasons.append(f"the constrained and unconstrained coefficients differ by "
+                       f"{m['gap']:.3g} standard errors (> {t['max_gap']:g}): the noncrossing "
+                       "constraints bind")
+    if is_lattice(m, t):
+        reasons.append(f"the covariates have no continuous part ({m['patterns']} distinct "
+                       f"rows, {100 * m['margin_share']:.1f}% of rows exactly on the margin), "
+                       "so the margin residual has no density at 0")
+    if m["side"] < t["min_side"]:
+        reasons.append(f"only {m['side']} observations on one side (< {t['min_side']})")
+    if not m["cond"] <= t["cond_max"]:
+        reasons.append(f"the estimated Hessian H is near-singular (scaled condition number "
+                       f"{m['cond']:.3g} > {t['cond_max']:.0e})")
+    return tuple(reasons)
