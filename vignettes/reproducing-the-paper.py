@@ -64,12 +64,13 @@ print(f"size: {'small (first 5 replications)' if SMALL else 'full'}; rows from {
 
 # %%
 balance = tables["balance"]
+balance_means = None
 if balance is not None:
-    print(summarize(balance, "weighted_error", by=("n", "method"))["mean"].unstack()
-          .round(4).to_string())
+    balance_means = summarize(balance, "weighted_error", by=("n", "method"))["mean"].unstack()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         figures = draw_figures("balance", balance)
+balance_means  # mean weighted error per n (rows) and method (columns)
 
 # %% [markdown]
 # Each claim against the strongest competitor of the cell: the paired
@@ -78,16 +79,16 @@ if balance is not None:
 # claimed direction).
 
 # %%
-if balance is not None:
-    claims = evaluate_claims("balance", balance)
-    print(claims.round(4).to_string(index=False))
+claims = None if balance is None else evaluate_claims("balance", balance)
+claims
 
 # %% [markdown]
 # ## The nonlinear three-class example (Section 6.1)
 #
-# Error and computing time against d, one panel per sigma, with standard-error
-# bars.  The paper: NORDIC-0 and NORDIC-1 are better for small d, NORDIC-2 for
-# higher d; DR is the most costly and CK the most efficient.
+# Error and computing time (the tasks' CPU seconds, which do not depend on the
+# machine's load) against d, one panel per sigma, with standard-error bars.
+# The paper: NORDIC-0 and NORDIC-1 are better for small d, NORDIC-2 for higher
+# d; DR is the most costly and CK the most efficient.
 
 # %%
 nonlinear = tables["nonlinear"]
