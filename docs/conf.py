@@ -180,7 +180,6 @@ def _check_api_coverage(app):
 # --------------------------------------------------------------------------- HTML
 html_theme = "pydata_sphinx_theme"
 html_title = f"nordicstats {version}"
-html_static_path = ["_static"]
 html_theme_options = {
     "navigation_with_keys": False,
     "show_toc_level": 2,
