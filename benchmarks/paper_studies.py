@@ -164,7 +164,8 @@ def report(args):
         tables[name] = load_results(path) if path.exists() and path.stat().st_size else None
         if tables[name] is not None and not args.no_figures:
             draw_figures(name, tables[name], args.results)
-    text = replication_report(tables)
+    paired = args.results / "weights_paired.csv"
+    text = replication_report(tables, pd.read_csv(paired) if paired.exists() else None)
     (args.results / "REPLICATION.md").write_text(text + "\n", encoding="utf-8")
     print(f"wrote {args.results / 'REPLICATION.md'}")
     return text

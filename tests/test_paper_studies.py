@@ -13,6 +13,7 @@ import pytest
 from nordicstats.replication import (
     DONUT_DIMENSIONS,
     STUDIES,
+    cost_training_lines,
     evaluate_claims,
     paired_difference,
     replication_report,
@@ -158,3 +159,18 @@ def test_time_claims_use_cpu_seconds_when_every_row_has_them():
     assert time_column(table) == "total_time"
     table["cpu_time"] = [1.0, 2.0]
     assert time_column(table) == "cpu_time"
+
+
+def test_cost_training_section_gives_verdicts_from_the_paired_rows():
+    paired = pd.DataFrame({
+        "design": ["donut d=50 sigma=0.4", "donut d=10 sigma=0.4", "n=79"],
+        "method": ["NORDIC-1"] * 3, "reps": [50, 50, 50], "unit": [0.35, 0.23, 0.13],
+        "cost_trained": [0.33, 0.24, 0.13], "mean_diff": [-0.02, 0.006, 0.0],
+        "se": [0.004, 0.004, 0.0]})
+    text = "\n".join(cost_training_lines(paired))
+    rows = {line.split("|")[1].strip(): line.split("|")[-2].strip()
+            for line in text.splitlines() if line.startswith("| ") and "design" not in line}
+    assert rows == {"donut d=50 sigma=0.4": "holds", "donut d=10 sigma=0.4": "within noise",
+                    "balance n=79": "identical fits"}
+    report = replication_report({}, cost_training=paired)
+    assert "## Training on the scoring cost" in report
