@@ -462,11 +462,10 @@ def tune(estimator, X, y, *, param_grid=None, X_tune=None, y_tune=None, cv=None,
     refit : bool, default=True
         Refit on ``(X, y)`` with the selected parameters and ``kernel="rbf"``.
     warm_start : bool, default=True
-        Along the C grid, start the decomposition solver (BSVM and NORDIC-1 with
-        more than 40 dual rows) and NORDIC-0's active-set solver from the
-        solution at the previous C.  The
-        answer is the same optimum to the solver's tolerance; the refit always
-        starts cold.
+        Along the C grid, start the decomposition solver (BSVM and NORDIC-1)
+        and NORDIC-0's active-set solver from the solution at the previous C.
+        The answer is the same optimum to the solver's tolerance; the refit
+        always starts cold.
     weights : array-like of shape (n,), optional
         Case weights of (X, y): every fit gets its training rows' weights
         (``sample_weight``, NORDIC's methods only) and every score weights its
