@@ -22,7 +22,15 @@ Run from the repository root::
     nice -n 19 python -m benchmarks.paper_studies balance --reps 100 --n-jobs 2
     python -m benchmarks.paper_studies report        # figures + REPLICATION.md from the rows
 
-Prints the wall time, the task seconds per method and the load average.
+Prints the wall time, the task seconds per method and the load average, and appends one
+row per invocation to ``<results>/runs.csv`` (date, study, replications, workers, rows
+before and after, wall seconds, load before and after, whether every cell is complete);
+``report`` lists the from-scratch complete runs as end-to-end timings.  To measure a
+protocol, run it into an empty folder and copy its ``runs.csv`` row into
+``benchmarks/results/runs.csv``::
+
+    python -m benchmarks.paper_studies balance --reps 100 --n-jobs 2 --results /tmp/b \
+        --no-figures --no-progress
 """
 
 from __future__ import annotations
@@ -50,6 +58,7 @@ from nordicstats.replication import (  # noqa: E402
 from nordicstats.tuning import PAPER_C_GRID, PAPER_WIDTH_QUANTILES  # noqa: E402
 
 RESULTS = Path(__file__).resolve().parent / "results"
+RUNS_FILE = "runs.csv"
 
 
 def spec_name(table):
@@ -164,8 +173,9 @@ def report(args):
         tables[name] = load_results(path) if path.exists() and path.stat().st_size else None
         if tables[name] is not None and not args.no_figures:
             draw_figures(name, tables[name], args.results)
-    paired = args.results / "weights_paired.csv"
-    text = replication_report(tables, pd.read_csv(paired) if paired.exists() else None)
+    paired, runs = args.results / "weights_paired.csv", args.results / RUNS_FILE
+    text = replication_report(tables, pd.read_csv(paired) if paired.exists() else None,
+                              pd.read_csv(runs) if runs.exists() else None)
     (args.results / "REPLICATION.md").write_text(text + "\n", encoding="utf-8")
     print(f"wrote {args.results / 'REPLICATION.md'}")
     return text
@@ -183,9 +193,28 @@ def main(argv=None):
     before = len(_read_rows(path))
     start = time.perf_counter()
     table = run(args)
+    wall = time.perf_counter() - start
     rows = pd.DataFrame.from_records(_read_rows(path)[before:])
     print_summary(table, list(spec.methods), start, load_before, rows)
+    log_run(args, before, table, wall, load_before[0])
     return table
+
+
+def log_run(args, rows_before, table, wall_seconds, load_before):
+    """Append this invocation to ``<results>/runs.csv`` (see the module docstring)."""
+    ok = table[table["status"] == "ok"]
+    reps = ok.groupby(["design", "method"])["rep"].nunique()
+    spec = study_spec(args.study)
+    methods = [m for m in spec.methods if args.methods is None or m in args.methods]
+    cells = len(_designs(spec, args)) * len(methods)
+    row = pd.DataFrame([{
+        "date": time.strftime("%Y-%m-%d %H:%M", time.gmtime()), "study": args.study,
+        "reps": args.reps, "n_jobs": args.n_jobs, "rows_before": rows_before,
+        "rows_after": len(table), "wall_seconds": round(wall_seconds, 1),
+        "load_before": load_before, "load_after": round(os.getloadavg()[0], 2),
+        "complete": bool(len(reps) == cells and reps.min() >= args.reps), "note": ""}])
+    path = args.results / RUNS_FILE
+    row.to_csv(path, mode="a", header=not path.exists(), index=False)
 
 
 if __name__ == "__main__":

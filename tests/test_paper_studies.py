@@ -15,6 +15,7 @@ from nordicstats.replication import (
     STUDIES,
     cost_training_lines,
     evaluate_claims,
+    measured_runs,
     paired_difference,
     replication_report,
     time_column,
@@ -65,6 +66,10 @@ def test_study_script_runs_resumes_and_reports(script, tmp_path, study, extra, c
     assert "Task seconds per method in this run" in capsys.readouterr().out
     script.main(args)  # resume: nothing left to run, the file is unchanged
     assert len(_rows(path)) == 2 * n_methods
+    runs = pd.read_csv(tmp_path / "runs.csv")  # one logged row per invocation
+    assert runs["rows_before"].tolist() == [0, 2 * n_methods]
+    assert runs["rows_after"].tolist() == [2 * n_methods] * 2
+    assert runs["complete"].tolist() == [True, True] and runs["wall_seconds"].iloc[0] > 0
     text = script.main(["report", "--results", str(tmp_path), "--no-figures"])
     assert (tmp_path / "REPLICATION.md").read_text().strip() == text.strip()
     assert f"## {study}" in text and "### Claims" in text
@@ -174,3 +179,27 @@ def test_cost_training_section_gives_verdicts_from_the_paired_rows():
                     "balance n=79": "identical fits"}
     report = replication_report({}, cost_training=paired)
     assert "## Training on the scoring cost" in report
+
+
+def test_report_lists_from_scratch_complete_runs_only():
+    runs = pd.DataFrame([
+        {"date": "d1", "study": "balance", "reps": 100, "n_jobs": 2, "rows_before": 0,
+         "rows_after": 3200, "wall_seconds": 600.0, "load_before": 0.5, "load_after": 2.0,
+         "complete": True, "note": ""},
+        {"date": "d2", "study": "balance", "reps": 100, "n_jobs": 2, "rows_before": 1000,
+         "rows_after": 3200, "wall_seconds": 60.0, "load_before": 0.5, "load_after": 2.0,
+         "complete": True, "note": ""},  # a resumed run measures only part of the protocol
+        {"date": "d3", "study": "balance", "reps": 100, "n_jobs": 2, "rows_before": 0,
+         "rows_after": 1600, "wall_seconds": 1200.0, "load_before": 0.5, "load_after": 2.0,
+         "complete": False, "note": ""},
+        {"date": "d4", "study": "balance", "reps": 100, "n_jobs": 2, "rows_before": 0,
+         "rows_after": 3200, "wall_seconds": 1200.0, "load_before": 3.0, "load_after": 4.0,
+         "complete": True, "note": "busy"}])
+    assert measured_runs(runs, "balance")["date"].tolist() == ["d1", "d4"]
+    table = _fake_balance({m: [0.1, 0.2] for m in STUDIES["balance"].methods})
+    text = replication_report({"balance": table}, runs=runs)
+    assert "(d1): the whole protocol from an empty results folder, 3200 rows, in 10.0 min " \
+        "wall on 2 workers (1-minute load 0.5 before, 2 after): **met**" in text
+    assert "(d4)" in text and "in 20.0 min" in text and "after; busy): **NOT met**" in text
+    assert "(d2)" not in text and "(d3)" not in text
+    assert "no from-scratch run" in replication_report({"balance": table})
