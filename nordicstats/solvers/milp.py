@@ -406,8 +406,7 @@ class RelaxationPath:
         n, p = Z.shape
         yZ = y[:, None] * Z
         rows = sparse.hstack([yZ, -yZ, y[:, None], sparse.identity(n)], format="csr")
-        lp = highspy.Highs()
-        lp.setOptionValue("output_flag", False)
+        lp = _quiet_highs(highspy)
         for name, value in _HIGHS.items():
             lp.setOptionValue(name, value)
         size = 2 * p + 1 + n
@@ -442,6 +441,20 @@ class RelaxationPath:
             thetas.append(x[:p] - x[p:2 * p])
             bs.append(x[2 * p])
         return np.column_stack(thetas), np.array(bs)
+
+
+def _quiet_highs(highspy):
+    """A HiGHS instance with its output off before any HiGHS call.
+
+    ``highspy.Highs()`` enables its Python callbacks in the constructor, a HiGHS call
+    that prints the version banner while ``output_flag`` still has its default (True);
+    the core class it extends makes no call until asked, so it honours the option set
+    first.  Falls back to ``highspy.Highs`` where the core class is not exposed.
+    """
+    core = getattr(getattr(highspy, "_core", None), "_Highs", None)
+    lp = highspy.Highs() if core is None else core()
+    lp.setOptionValue("output_flag", False)
+    return lp
 
 
 def _monotone_signs(F, margin):
