@@ -168,6 +168,11 @@ def check_cov_kwds(cov_type, cov_kwds):
     if cov_type in ("bahadur", "auto"):
         _check_bahadur_kwds(out)
     if cov_type in ("bootstrap", "auto"):
+        # whole numbers given as floats (R's numerics through the bridge) count as integers
+        for key in ("n_boot", "random_state", "n_jobs"):
+            value = out[key]
+            if isinstance(value, (float, np.floating)) and float(value).is_integer():
+                out[key] = int(value)
         n_boot = out["n_boot"]
         if not isinstance(n_boot, (int, np.integer)) or n_boot < 20:
             raise ValueError(

@@ -199,6 +199,7 @@ def test_singular_hessian_gives_nan():
     ("bahadur", {"bandwidth": -1.0}, "positive number"),
     ("bahadur", {"constant": 0}, "positive number"),
     ("bootstrap", {"n_boot": 5}, "integer >= 20"),
+    ("bootstrap", {"n_boot": 50.5}, "integer >= 20"),
     ("bootstrap", {"bandwidth": 0.3}, r"unknown option\(s\) \['bandwidth'\]"),
 ])
 def test_check_cov_kwds_errors(cov_type, kwds, match):
@@ -210,6 +211,10 @@ def test_check_cov_kwds_defaults():
     assert check_cov_kwds("bahadur", None) == {"bandwidth": "hall-sheather",
                                                "kernel": "gaussian", "constant": 1.0}
     assert check_cov_kwds("bootstrap", {"n_boot": 50})["n_boot"] == 50
+    # whole numbers as floats (R numerics through the bridge) are integers
+    kwds = check_cov_kwds("auto", {"n_boot": 50.0, "random_state": 1.0, "n_jobs": 1.0})
+    assert (kwds["n_boot"], kwds["random_state"], kwds["n_jobs"]) == (50, 1, 1)
+    assert all(type(kwds[k]) is int for k in ("n_boot", "random_state", "n_jobs"))
 
 
 # --- Wald tests and the restriction parser -------------------------------------------------------
@@ -259,6 +264,11 @@ def test_wald_test_against_hand_computation():
     with pytest.warns(InferenceWarning, match="not available"):
         nan = wald_test(params, np.full((4, 4), np.nan), R)
     assert np.isnan(nan.statistic) and np.isnan(nan.pvalue)
+    # NaN rows and columns of a parameter the restrictions do not involve do not matter
+    blanked = cov.copy()
+    blanked[3, :] = blanked[:, 3] = np.nan
+    first = wald_test(params, blanked, R[:1])
+    assert first.statistic == pytest.approx(wald_test(params, cov, R[:1]).statistic, rel=1e-12)
 
 
 def test_parallel_restrictions_shape():
@@ -476,8 +486,9 @@ def test_results_conf_int_and_summary_frame(k3_results):
     assert list(frame.columns) == ["coef", "std err", "z", "P>|z|", "[0.025", "0.975]",
                                    "se source"]
     assert set(frame["se source"]) == {"bahadur"}
-    assert ci.attrs["cov_sources"] == {"0|1": {"estimator": "bahadur", "reason": ""},
-                                       "1|2": {"estimator": "bahadur", "reason": ""}}
+    assert ci.attrs["cov_sources"] == {
+        "0|1": {"estimator": "bahadur", "intervals": True, "reason": ""},
+        "1|2": {"estimator": "bahadur", "intervals": True, "reason": ""}}
     pd.concat({"a": ci, "b": res.conf_int(alpha=0.2)}, axis=1)  # attrs must not break concat
     np.testing.assert_allclose(frame["0.975]"], res.conf_int()["upper"])
     np.testing.assert_allclose(frame.loc[("1|2", "x1"), "coef"], res.params.loc["x1", "1|2"])
