@@ -84,7 +84,10 @@ coef.nordic <- function(object, ...)
     cat("\nStandard errors by boundary:\n")
     for (i in seq_len(NROW(src))) {
         why <- if (nzchar(src$reason[i])) paste0(" (", src$reason[i], ")") else ""
-        cat("  ", src$boundary[i], ": ", src$estimator[i], why, "\n", sep = "")
+        what <- src$estimator[i]
+        if (!is.null(src$intervals) && !src$intervals[i] && what != "none")
+            what <- paste(what, "(no z values, p-values or intervals)")
+        cat("  ", src$boundary[i], ": ", what, why, "\n", sep = "")
     }
     invisible()
 }

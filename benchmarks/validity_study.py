@@ -8,6 +8,8 @@ of 95% intervals per boundary and coefficient and estimator).  ``--recheck R`` r
 the first R stored replicates of the given designs and sizes with the current code (same
 seeds) and prints the largest differences, plus those of the package's own
 ``cov_type="auto"`` against the study's per-boundary assembly of the stored numbers.
+``--fill-boot`` adds the naive bootstrap (same seeds) to the stored replicates whose
+``cov_type="auto"`` intervals need it, so that auto is summarised over every data set.
 
 Each replicate draws a data set, fits NORDIC-1 (joint noncrossing, C = 1) and BSVM
 (same C) with the sparse primal solver, computes the Bahadur sandwich of the NORDIC fit
@@ -55,7 +57,12 @@ import pandas as pd  # noqa: E402
 from nordicstats import NORDIC  # noqa: E402
 from nordicstats.bootstrap import BootstrapCovariance, bootstrap_replicates  # noqa: E402
 from nordicstats.covariance import BahadurCovariance, FitArrays, diagnose  # noqa: E402
-from nordicstats.diagnostics import THRESHOLDS, _reasons, is_lattice  # noqa: E402
+from nordicstats.diagnostics import (  # noqa: E402
+    THRESHOLDS,
+    _reasons,
+    is_constraint_determined,
+    is_lattice,
+)
 from nordicstats.hypotheses import parallel_restrictions, wald_test  # noqa: E402
 from nordicstats.results import _refit_params  # noqa: E402
 
@@ -158,15 +165,8 @@ def one_replicate(design, n, seed, n_boot, boot):
            "cov_bahadur": bah.cov.tolist(),
            "diagnostics": [{"measures": d.measures, "reasons": list(d.reasons)} for d in diags]}
     if boot:
-        refit = partial(_refit_params, NORDIC, {"kernel": "linear", "C": 1.0,
-                                                "method": "nordic1", "solver": "primal"},
-                        X, codes)
         for name, m in (("boot", None), ("moon", int(round(n ** 0.8)))):
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore")
-                reps, failed = bootstrap_replicates(refit, codes, n_boot=n_boot,
-                                                    random_state=seed, disable=True, size=m)
-            cov = BootstrapCovariance(reps, failed).cov * ((m or n) / n)
+            cov = _bootstrap_cov(X, codes, seed, n_boot, m)
             out[f"se_{name}"] = np.sqrt(np.diag(cov)).reshape(-1, p).T.tolist()
             out[f"cov_{name}"] = cov.tolist()
     out["parallel"] = {name: _parallel_p(params, np.array(out[f"cov_{name}"]))
@@ -174,6 +174,62 @@ def one_replicate(design, n, seed, n_boot, boot):
     for name in ("bahadur", "boot", "moon"):  # stored results keep the SEs, not the matrices
         out.pop(f"cov_{name}", None)
     return out
+
+
+def _bootstrap_cov(X, codes, seed, n_boot, m=None):
+    """Covariance of NORDIC-1 from ``n_boot`` case resamples of size m (default n),
+    scaled by m / n (the m-out-of-n bootstrap; plain n-out-of-n when m is None)."""
+    n = codes.size
+    refit = partial(_refit_params, NORDIC, {"kernel": "linear", "C": 1.0,
+                                            "method": "nordic1", "solver": "primal"}, X, codes)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        reps, failed = bootstrap_replicates(refit, codes, n_boot=n_boot, random_state=seed,
+                                            disable=True, size=m)
+    return BootstrapCovariance(reps, failed).cov * ((m or n) / n)
+
+
+def _needs_bootstrap(row):
+    """Boundaries whose auto intervals come from the bootstrap (failing diagnostics, not a
+    lattice design, not set by the constraints)."""
+    d = len(row["params"]) - 1
+    out = []
+    for k, fails in enumerate(_failing(row)):
+        m = {"n": row["n"], "d": d, **row["diagnostics"][k]["measures"]}
+        out.append(fails and not is_lattice(m) and not is_constraint_determined(m))
+    return out
+
+
+def _filled(row, n_boot):
+    rng = np.random.default_rng(row["seed"])
+    codes, X = DESIGNS[row["design"]](row["n"], rng)
+    t0 = time.time()
+    cov = _bootstrap_cov(X, codes, row["seed"], n_boot)
+    params = np.array(row["params"])
+    row = dict(row, se_boot=np.sqrt(np.diag(cov)).reshape(-1, params.shape[0]).T.tolist())
+    row["parallel"] = dict(row["parallel"], boot=_parallel_p(params, cov))
+    row["seconds_fill"] = time.time() - t0
+    return row
+
+
+def fill_bootstrap(design, n, n_boot, n_jobs=1):
+    """Add the naive bootstrap to the stored replicates whose ``cov_type="auto"`` intervals
+    need it and that lack it (same seeds), so that auto is summarised over every data set.
+
+    Returns the number of rows filled.
+    """
+    from joblib import Parallel, delayed
+
+    path = OUT / f"{design}_n{n}.jsonl"
+    rows = [json.loads(line) for line in path.open()]
+    todo = [i for i, r in enumerate(rows) if "se_boot" not in r and any(_needs_bootstrap(r))]
+    filled = Parallel(n_jobs=n_jobs)(delayed(_filled)(rows[i], n_boot) for i in todo)
+    for i, row in zip(todo, filled, strict=True):
+        rows[i] = row
+    tmp = path.with_suffix(".tmp")
+    tmp.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    tmp.replace(path)
+    return len(todo)
 
 
 def _parallel_p(params, cov):
@@ -222,16 +278,44 @@ def _failing(row):
             for diag in row["diagnostics"]]
 
 
-def _auto_se(row, source="boot"):
-    """SE of cov_type='auto': Bahadur where the diagnostics pass, bootstrap where they fail."""
+def _auto_se(row, source="boot", intervals=False):
+    """SE of cov_type='auto': Bahadur where the diagnostics pass, bootstrap where they fail.
+
+    NaN where auto withholds standard errors (lattice designs) and, with
+    ``intervals=True``, also where it withholds intervals (constraint-determined
+    boundaries).  A failing boundary of a row without bootstrap SEs is NaN too; see
+    :func:`_auto_rows` for which rows a summary may use.
+    """
     se = np.array(row["se_bahadur"])
     d = len(row["params"]) - 1
     for k, fails in enumerate(_failing(row)):
-        if is_lattice({"n": row["n"], "d": d, **row["diagnostics"][k]["measures"]}):
+        m = {"n": row["n"], "d": d, **row["diagnostics"][k]["measures"]}
+        if is_lattice(m) or (intervals and is_constraint_determined(m)):
             se[:, k] = np.nan
         elif fails:
             se[:, k] = np.array(row[f"se_{source}"])[:, k] if f"se_{source}" in row else np.nan
     return se
+
+
+def _auto_rows(rows, k, intervals):
+    """Rows over which auto's boundary k is summarised: all rows when every row that
+    needs the bootstrap for it has it (see :func:`fill_bootstrap`), else the rows with
+    the bootstrap (no selection on the diagnostics' outcome)."""
+    d = len(rows[0]["params"]) - 1
+    missing = []
+    for row in rows:
+        m = {"n": row["n"], "d": d, **row["diagnostics"][k]["measures"]}
+        withheld = is_lattice(m) or (intervals and is_constraint_determined(m))
+        missing.append(_failing(row)[k] and not withheld and "se_boot" not in row)
+    if not any(missing):
+        return list(range(len(rows)))
+    return [i for i, row in enumerate(rows) if _planned_bootstrap(row)]
+
+
+def _planned_bootstrap(row):
+    """The row is one of the first ``--boot-reps`` replicates, bootstrapped whatever its
+    diagnostics said (rows added by :func:`fill_bootstrap` were selected by them)."""
+    return "se_boot" in row and "seconds_fill" not in row
 
 
 def summarise_file(path):
@@ -240,34 +324,47 @@ def summarise_file(path):
     truth = np.array(json.loads((OUT / f"target_{design}.json").read_text())["params"])
     est = np.array([r["params"] for r in rows])
     sd = est.std(axis=0, ddof=1)
-    z = 1.959964
     out = []
     estimators = {"bahadur": [np.array(r["se_bahadur"]) for r in rows]}
-    boot_rows = [r for r in rows if "se_boot" in r]
+    boot_rows = [r for r in rows if _planned_bootstrap(r)]
     for name in ("boot", "moon"):
         if boot_rows:
             estimators[name] = [np.array(r[f"se_{name}"]) for r in boot_rows]
-    if boot_rows:
-        estimators["auto"] = [_auto_se(r) for r in boot_rows]
     est_boot = np.array([r["params"] for r in boot_rows]) if boot_rows else None
     flagged = np.array([_failing(r) for r in rows])
     for name, ses in estimators.items():
         ses = np.array(ses)
         e = est if name == "bahadur" else est_boot
-        cover = (np.abs(e - truth) <= z * ses)
         for k in range(truth.shape[1]):
             for j in range(truth.shape[0]):
-                s = ses[:, j, k]
-                ok = np.isfinite(s)
-                out.append({"design": design, "n": n, "estimator": name, "boundary": k,
-                            "coef": j, "reps": len(s), "truth": truth[j, k],
-                            "mc_sd": sd[j, k], "bias_over_sd": (e[:, j, k].mean() - truth[j, k])
-                            / sd[j, k], "median_se": np.median(s[ok]) if ok.any()
-                            else np.nan, "ratio": (np.median(s[ok]) / sd[j, k]) if ok.any()
-                            else np.nan, "share_withheld": 1 - ok.mean(),
-                            "coverage": cover[ok, j, k].mean() if ok.any() else np.nan,
-                            "share_flagged": flagged[:, k].mean()})
+                out.append(_cell(design, n, name, k, j, e[:, j, k], ses[:, j, k], ses[:, j, k],
+                                 truth[j, k], sd[j, k], flagged[:, k].mean()))
+    # auto: standard errors (ratio) and intervals (coverage) may come from different rows
+    for k in range(truth.shape[1]):
+        se_rows, ci_rows = _auto_rows(rows, k, False), _auto_rows(rows, k, True)
+        se = np.array([_auto_se(rows[i]) for i in se_rows])
+        ci = np.array([_auto_se(rows[i], intervals=True) for i in ci_rows])
+        for j in range(truth.shape[0]):
+            cell = _cell(design, n, "auto", k, j, est[ci_rows, j, k], se[:, j, k], ci[:, j, k],
+                         truth[j, k], sd[j, k], flagged[:, k].mean())
+            cell["reps"], cell["reps_intervals"] = len(se_rows), len(ci_rows)
+            out.append(cell)
     return out
+
+
+def _cell(design, n, name, k, j, estimates, se, se_intervals, truth, sd, flagged):
+    """One summary row: SE / SD from ``se``, coverage of the intervals from ``se_intervals``
+    (NaN: withheld) around ``estimates``."""
+    ok, ok_ci = np.isfinite(se), np.isfinite(se_intervals)
+    cover = np.abs(estimates - truth) <= 1.959964 * se_intervals
+    return {"design": design, "n": n, "estimator": name, "boundary": k, "coef": j,
+            "reps": len(se), "reps_intervals": len(se_intervals), "truth": truth, "mc_sd": sd,
+            "bias_over_sd": (estimates.mean() - truth) / sd,
+            "median_se": np.median(se[ok]) if ok.any() else np.nan,
+            "ratio": np.median(se[ok]) / sd if ok.any() else np.nan,
+            "share_withheld": 1 - ok.mean(), "share_no_interval": 1 - ok_ci.mean(),
+            "coverage": cover[ok_ci].mean() if ok_ci.any() else np.nan,
+            "share_flagged": flagged}
 
 
 def summarise():
@@ -326,7 +423,20 @@ def main():
     parser.add_argument("--target-n", type=int, default=200_000)
     parser.add_argument("--summarise", action="store_true")
     parser.add_argument("--recheck", type=int, default=0, metavar="R")
+    parser.add_argument("--fill-boot", action="store_true",
+                        help="add the bootstrap to stored rows whose auto intervals need it")
+    parser.add_argument("--n-jobs", type=int, default=1)
     args = parser.parse_args()
+    if args.fill_boot:
+        for design in args.designs:
+            for n in args.n:
+                if not (OUT / f"{design}_n{n}.jsonl").exists():
+                    continue
+                t0 = time.time()
+                count = fill_bootstrap(design, n, args.n_boot, args.n_jobs)
+                print(f"{design} n={n}: {count} rows filled ({time.time() - t0:.0f} s)",
+                      flush=True)
+        return
     if args.recheck:
         for design in args.designs:
             for n in args.n:
@@ -339,10 +449,12 @@ def main():
     if args.summarise:
         frame = summarise()
         compact = frame.groupby(["design", "n", "estimator", "boundary"], sort=False).agg(
-            reps=("reps", "first"), ratio_min=("ratio", "min"), ratio_max=("ratio", "max"),
+            reps=("reps", "first"), reps_ci=("reps_intervals", "first"),
+            ratio_min=("ratio", "min"), ratio_max=("ratio", "max"),
             cover_min=("coverage", "min"), cover_max=("coverage", "max"),
             bias_max=("bias_over_sd", lambda b: np.abs(b).max()),
-            withheld=("share_withheld", "max"), flagged=("share_flagged", "first"))
+            withheld=("share_withheld", "max"), no_interval=("share_no_interval", "max"),
+            flagged=("share_flagged", "first"))
         compact.to_csv(RESULTS / "validity_compact.csv", float_format="%.3g")
         with pd.option_context("display.width", 200, "display.max_rows", 1000):
             print(compact.round(3).to_string())

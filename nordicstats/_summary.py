@@ -193,8 +193,14 @@ def _source_title(results, k):
     cov = results.covariance
     if cov.cov_type != "auto":
         return ""
-    return {"bahadur": " (std err: Bahadur)", "bootstrap": " (std err: bootstrap)",
-            "none": " (std err: none)"}[cov.sources[k].estimator]
+    return f" (std err: {_source_label(cov.sources[k], withheld='none')})"
+
+
+def _source_label(choice, withheld="none (withheld)"):
+    """"Bahadur", "bootstrap", "bootstrap, no intervals" or ``withheld``."""
+    if choice.estimator == "bootstrap" and not choice.intervals:
+        return "bootstrap, no intervals"
+    return {"bahadur": "Bahadur", "bootstrap": "bootstrap", "none": withheld}[choice.estimator]
 
 
 def header_rows(results):
@@ -222,7 +228,10 @@ def summary_notes(results):
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", InferenceWarning)
             test = results.test_parallel()
-        lines.append(f"Parallel boundaries (H0: w_1 = ... = w_K-1): chi2({test.df}) = "
+        keep = results._parallel_subset()
+        among = ("" if len(keep) == len(results.boundary_names) else
+                 f" among {', '.join(results.boundary_names[k] for k in keep)}")
+        lines.append(f"Parallel boundaries{among} (H0: w_1 = ... = w_K-1): chi2({test.df}) = "
                      f"{test.statistic:.4g}, p-value = {test.pvalue:.4g}.")
     lines += [f"WARNING: {note}" for note in cov.notes]
     return lines
@@ -232,6 +241,5 @@ def sources_text(results):
     """"Bahadur for 0|1, 1|2; bootstrap for 2|3": which estimator each boundary uses."""
     groups = {}
     for name, c in zip(results.boundary_names, results.covariance.sources, strict=True):
-        groups.setdefault(c.estimator, []).append(str(name))
-    label = {"bahadur": "Bahadur", "bootstrap": "bootstrap", "none": "none (withheld)"}
-    return "; ".join(f"{label[e]} for {', '.join(n)}" for e, n in groups.items())
+        groups.setdefault(_source_label(c), []).append(str(name))
+    return "; ".join(f"{label} for {', '.join(n)}" for label, n in groups.items())

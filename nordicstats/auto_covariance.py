@@ -10,7 +10,12 @@ boundary come from the case-resampling bootstrap (the validity study,
 ``docs/notes/inference-validity.md``, measured the naive n-out-of-n bootstrap at
 constrained boundaries and found it in line with the Monte Carlo SD).  Boundaries on
 a lattice design (no continuous covariate) get no standard errors at all: the study
-found the bootstrap there off by factors of 0.1 to 3.8.  Cross blocks between a
+found the bootstrap there off by factors of 0.1 to 3.8.  A boundary whose
+unconstrained fit is (nearly) constant is set by the noncrossing constraints at the
+sample's extreme rows; its estimates drift with n toward a limit that the constraints
+over the whole support define (the study measured the drift), so it gets bootstrap
+standard errors -- right for the spread at this n -- but no z values, p-values or
+intervals (``BoundaryChoice.intervals`` is False).  Cross blocks between a
 sandwich boundary and a bootstrap boundary come from the bootstrap, shrunk toward 0
 just enough for the joint matrix to be positive semi-definite; the variances, hence
 the standard errors, are exactly those of the two estimators.
@@ -24,7 +29,7 @@ from __future__ import annotations
 import numpy as np
 
 __all__ = ["BoundaryChoice", "PerBoundaryCovariance", "bahadur_only", "per_boundary_covariance",
-           "CONSTANT_W"]
+           "blank_boundaries", "CONSTANT_W", "NO_INTERVALS"]
 
 #: Slopes all below this in absolute value: the fit of the boundary is the constant
 #: classifier; the bootstrap then returns (near) zero spread, which is no standard error.
@@ -40,15 +45,21 @@ class BoundaryChoice:
         ``"none"``: no valid standard errors (NaN).
     reason : str
         Empty when the estimator's conditions hold.
+    intervals : bool
+        False where the standard errors describe the spread of the estimates at this n
+        but the estimates have no fixed limit to test or cover (a boundary set by the
+        noncrossing constraints): z values, p-values and intervals are then withheld.
     """
 
-    __slots__ = ("estimator", "reason")
+    __slots__ = ("estimator", "reason", "intervals")
 
-    def __init__(self, estimator, reason=""):
+    def __init__(self, estimator, reason="", intervals=True):
         self.estimator, self.reason = estimator, reason
+        self.intervals = bool(intervals) and estimator != "none"
 
     def __repr__(self):
-        return f"BoundaryChoice({self.estimator!r}, {self.reason!r})"
+        extra = "" if self.intervals or self.estimator == "none" else ", intervals=False"
+        return f"BoundaryChoice({self.estimator!r}, {self.reason!r}{extra})"
 
 
 class PerBoundaryCovariance:
@@ -79,7 +90,9 @@ class PerBoundaryCovariance:
         return "; ".join(parts) or "no valid standard errors"
 
 
-def _blank(cov, boundaries, p):
+def blank_boundaries(cov, boundaries, p):
+    """A copy of the boundary-major ``cov`` with NaN rows and columns for ``boundaries``
+    (``p`` parameters per boundary)."""
     cov = np.array(cov, dtype=float)
     for k in boundaries:
         cov[k * p:(k + 1) * p, :] = np.nan
@@ -93,7 +106,8 @@ def bahadur_only(bahadur, diagnostics):
     sources = [BoundaryChoice("bahadur") if d.ok else BoundaryChoice("none", "; ".join(d.reasons))
                for d in diagnostics]
     failing = [d.boundary for d in diagnostics if not d.ok]
-    return PerBoundaryCovariance(_blank(bahadur.cov, failing, p), sources, {"bahadur": bahadur})
+    return PerBoundaryCovariance(blank_boundaries(bahadur.cov, failing, p), sources,
+                                 {"bahadur": bahadur})
 
 
 def _assemble(bahadur_cov, boot_cov, failing, p):
@@ -164,12 +178,19 @@ def per_boundary_covariance(bahadur, diagnostics, run_bootstrap):
             if k in boot.degenerate:
                 sources[k] = BoundaryChoice("none", f"{sources[k].reason}; {boot.degenerate[k]}")
     none = [k for k, c in enumerate(sources) if c.estimator == "none"]
-    return PerBoundaryCovariance(_blank(cov, none, p), sources, parts)
+    return PerBoundaryCovariance(blank_boundaries(cov, none, p), sources, parts)
+
+
+#: Why a constraint-determined boundary gets no z values, p-values or intervals.
+NO_INTERVALS = ("its estimates follow the sample's extreme rows and drift with n (no fixed "
+                "limit at rate root-n), so the bootstrap standard errors give their spread at "
+                "this n and no z values, p-values or intervals are reported")
 
 
 def _choice(diag, slopes):
     """Bahadur if the diagnostics pass; none on a lattice design or for a constant fit
-    (w = 0: the bootstrap would give a spread of ~0 around an atom); else bootstrap."""
+    (w = 0: the bootstrap would give a spread of ~0 around an atom); bootstrap standard
+    errors without intervals where the constraints set the boundary; else bootstrap."""
     if diag.ok:
         return BoundaryChoice("bahadur")
     reason = "; ".join(diag.reasons)
@@ -179,4 +200,6 @@ def _choice(diag, slopes):
     if np.max(np.abs(slopes), initial=0.0) <= CONSTANT_W:
         return BoundaryChoice("none", f"{reason}; the fitted classifier is constant (w = 0): "
                               "its estimates sit on an atom, no Wald interval applies")
+    if diag.constraint_determined:
+        return BoundaryChoice("bootstrap", f"{reason}; {NO_INTERVALS}", intervals=False)
     return BoundaryChoice("bootstrap", reason)

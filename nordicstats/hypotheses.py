@@ -85,8 +85,9 @@ def wald_test(params, cov, R, q=None, labels=None, title="Wald test"):
     Returns
     -------
     WaldTestResult
-        NaN statistic and p-value (with an InferenceWarning) when the restricted
-        covariance involves a NaN entry.
+        NaN statistic and p-value (with an InferenceWarning) when the covariance of a
+        restricted parameter has a NaN entry (NaN entries of other parameters do not
+        matter).
 
     Raises
     ------
@@ -108,7 +109,8 @@ def wald_test(params, cov, R, q=None, labels=None, title="Wald test"):
     if np.linalg.matrix_rank(R) < R.shape[0]:
         raise ValueError(f"The {R.shape[0]} restrictions in R are linearly dependent; drop the "
                          "redundant rows.")
-    middle = R @ cov @ R.T
+    used = np.any(R != 0.0, axis=0)  # NaN blocks of parameters not restricted do not matter
+    middle = R[:, used] @ np.asarray(cov, dtype=float)[np.ix_(used, used)] @ R[:, used].T
     hypothesis = tuple(_describe_rows(R, q, labels))
     if not np.all(np.isfinite(middle)):
         warnings.warn("The covariance of the restricted combination is not available (NaN); "

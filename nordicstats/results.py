@@ -13,6 +13,7 @@ import pandas as pd
 from scipy import stats
 
 from nordicstats._summary import build_summary, sources_text
+from nordicstats.auto_covariance import blank_boundaries
 from nordicstats.costs import cost_to_boundary_weights
 from nordicstats.covariance import FitArrays, check_cov_kwds, estimate_covariance
 from nordicstats.exceptions import InferenceWarning
@@ -219,8 +220,21 @@ class NORDICResults(OrdinalResults):
 
     @property
     def tvalues(self):
-        """z statistics params / bse."""
-        return self.params / self.bse
+        """z statistics params / bse (NaN where :attr:`cov_sources` withholds intervals)."""
+        return self.params / self._interval_se()
+
+    def _interval_se(self):
+        """``bse`` with NaN for the boundaries whose estimates have no fixed limit to test
+        or cover (``cov_sources["intervals"]`` False: set by the noncrossing constraints)."""
+        se = self.bse
+        withheld = [not c.intervals for c in self._require_cov().sources]
+        return se.where(~np.broadcast_to(withheld, se.shape))
+
+    def _interval_cov(self):
+        """The joint covariance with NaN rows and columns where intervals are withheld."""
+        cov = self._require_cov()
+        withheld = [k for k, c in enumerate(cov.sources) if not c.intervals]
+        return blank_boundaries(cov.cov, withheld, self.params.shape[0])
 
     @property
     def pvalues(self):
@@ -241,24 +255,28 @@ class NORDICResults(OrdinalResults):
         """Per boundary: the estimator behind its standard errors and why.
 
         A DataFrame indexed by boundary with columns ``estimator`` ("bahadur",
-        "bootstrap", or "none" for withheld standard errors) and ``reason`` (the
-        validity diagnostics that failed, see :mod:`nordicstats.diagnostics`; empty
-        when the estimator's conditions hold).
+        "bootstrap", or "none" for withheld standard errors), ``intervals`` (False where
+        z values, p-values and intervals are withheld although a standard error is
+        given: a boundary set by the noncrossing constraints, whose estimates drift with
+        n) and ``reason`` (the validity diagnostics that failed, see
+        :mod:`nordicstats.diagnostics`; empty when the estimator's conditions hold).
         """
         sources = self._require_cov().sources
         return pd.DataFrame({"estimator": [c.estimator for c in sources],
+                             "intervals": [c.intervals for c in sources],
                              "reason": [c.reason for c in sources]},
                             index=pd.Index(list(self.boundary_names), name="boundary"))
 
     def conf_int(self, alpha=0.05):
         """Wald intervals beta^ -+ z_{1-alpha/2} se, rows (boundary, term), columns lower/upper.
 
-        ``.attrs["cov_sources"]`` is :attr:`cov_sources` as a dict
-        ``{boundary: {"estimator": ..., "reason": ...}}``.
+        NaN where :attr:`cov_sources` withholds intervals.  ``.attrs["cov_sources"]`` is
+        :attr:`cov_sources` as a dict ``{boundary: {"estimator": ..., "intervals": ...,
+        "reason": ...}}``.
         """
         if not 0 < alpha < 1:
             raise ValueError(f"The 'alpha' parameter must be in (0, 1). Got {alpha!r} instead.")
-        est, se = self.params.to_numpy().T.ravel(), self.bse.to_numpy().T.ravel()
+        est, se = self.params.to_numpy().T.ravel(), self._interval_se().to_numpy().T.ravel()
         half = stats.norm.ppf(1 - alpha / 2) * se
         ci = pd.DataFrame({"lower": est - half, "upper": est + half}, index=param_index(self))
         # which estimator, per boundary, and why (a plain dict: pandas compares attrs)
@@ -297,8 +315,10 @@ class NORDICResults(OrdinalResults):
         Returns
         -------
         WaldTestResult
+            NaN (with an InferenceWarning) when a restriction involves a boundary
+            without valid standard errors or with intervals withheld.
         """
-        cov = self._require_cov().cov
+        cov = self._interval_cov()
         if isinstance(r_matrix, str) or (isinstance(r_matrix, (list, tuple)) and r_matrix
                                          and isinstance(r_matrix[0], str)):
             R, q = parse_restrictions(r_matrix, param_labels(self))
@@ -312,13 +332,31 @@ class NORDICResults(OrdinalResults):
         """Wald test of parallel boundaries H0: w_1 = ... = w_{K-1} (slopes only).
 
         The SVM analogue of the Brant test of proportional odds; uses the joint
-        covariance across boundaries.  Needs K >= 3.
+        covariance across boundaries.  Needs K >= 3.  Boundaries whose intervals are
+        withheld (see :attr:`cov_sources`) are left out when at least two others remain;
+        the title names them.
         """
-        R = parallel_restrictions(len(self.boundary_names), self.params.shape[0])
-        return wald_test(self.params.to_numpy().T.ravel(), self._require_cov().cov, R,
+        names = list(self.boundary_names)
+        keep = self._parallel_subset()
+        p = self.params.shape[0]
+        rows = parallel_restrictions(len(keep), p)  # raises for K = 2
+        R = np.zeros((rows.shape[0], len(names) * p))
+        for i, k in enumerate(keep):
+            R[:, k * p:(k + 1) * p] = rows[:, i * p:(i + 1) * p]
+        left_out = [names[k] for k in range(len(names)) if k not in keep]
+        which = ("" if not left_out else
+                 f" among {', '.join(names[k] for k in keep)} ({', '.join(left_out)} left out: "
+                 "intervals withheld)")
+        return wald_test(self.params.to_numpy().T.ravel(), self._interval_cov(), R,
                          labels=param_labels(self),
-                         title="Wald test of parallel boundaries (w_1 = ... = w_K-1); "
+                         title=f"Wald test of parallel boundaries (w_1 = ... = w_K-1){which}; "
                                f"covariance: {sources_text(self)}")
+
+    def _parallel_subset(self):
+        """Boundaries (0-based) compared by :meth:`test_parallel`: those with intervals,
+        or all of them when fewer than two have."""
+        keep = [k for k, c in enumerate(self._require_cov().sources) if c.intervals]
+        return keep if len(keep) >= 2 else list(range(len(self.boundary_names)))
 
     def get_robustcov_results(self, cov_type="bahadur", cov_kwds=None):
         """A new results object with another covariance; the point estimate is not refitted."""

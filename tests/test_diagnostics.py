@@ -103,8 +103,21 @@ def test_auto_bootstraps_the_degenerate_boundary(logit4_fit):
         warnings.simplefilter("ignore", InferenceWarning)
         bah = logit4_fit.get_robustcov_results("bahadur")
     np.testing.assert_allclose(res.bse[["0|1", "1|2"]], bah.bse[["0|1", "1|2"]], rtol=1e-12)
-    assert "std err: bootstrap" in str(res.summary())
-    assert "bootstrap for 2|3" in res.test_parallel().title
+    # its estimates drift with n (constraint-determined): SEs, but no z, p or interval
+    assert not sources.loc["2|3", "intervals"] and sources.loc["0|1", "intervals"]
+    assert "drift with n" in sources.loc["2|3", "reason"]
+    assert res.tvalues["2|3"].isna().all() and res.pvalues["2|3"].isna().all()
+    assert res.conf_int().loc["2|3"].isna().all().all()
+    assert res.conf_int().loc["1|2"].notna().all().all()
+    assert "std err: bootstrap, no intervals" in str(res.summary())
+    # the parallel test compares the boundaries with intervals only, and says so
+    test = res.test_parallel()
+    assert "among 0|1, 1|2 (2|3 left out" in test.title and test.df == 3
+    expected = res.wald_test("x1@0|1 = x1@1|2, x2@0|1 = x2@1|2, x3@0|1 = x3@1|2")
+    assert np.isfinite(test.statistic)
+    assert test.statistic == pytest.approx(expected.statistic, rel=1e-12)
+    with pytest.warns(InferenceWarning, match="not available"):
+        assert np.isnan(res.wald_test("x1@2|3 = 0").statistic)
     frame = res.summary_frame()
     assert frame.loc["2|3", "se source"].eq("bootstrap").all()
 

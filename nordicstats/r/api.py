@@ -163,7 +163,8 @@ def coef_table(key):
     results provide inference, ``Std. Error``, ``z value``, ``Pr(>|z|)`` -- the
     numbers Python computed.  ``note`` says why standard errors are absent;
     ``sources`` (NORDIC) gives, per boundary, the estimator behind its standard errors
-    ("bahadur", "bootstrap" or "none") and the reason (``cov_sources``).
+    ("bahadur", "bootstrap" or "none"), whether intervals are reported, and the reason
+    (``cov_sources``).
     """
     res = _get(key)
     frame = res.summary_frame()
@@ -185,6 +186,7 @@ def _cov_sources(res):
     sources = res.cov_sources
     return pd.DataFrame({"boundary": list(map(str, sources.index)),
                          "estimator": sources["estimator"].to_numpy(),
+                         "intervals": sources["intervals"].to_numpy(dtype=bool),
                          "reason": sources["reason"].to_numpy()})
 
 

@@ -166,3 +166,25 @@ test_that("parallel_test is Python's test_parallel as an htest", {
     expect_equal(tst$p.value, pchisq(W, df = 2, lower.tail = FALSE), tolerance = 1e-8)
     expect_error(parallel_test(lm(x1 ~ x2, data = d)), "needs a fit from nordic")
 })
+
+test_that("a boundary set by the noncrossing constraints has SEs but no intervals", {
+    skip_without_python()
+    ## latent logistic model, four levels: the separate SVM of the top boundary is constant
+    set.seed(4)
+    n <- 800
+    d <- data.frame(x1 = rnorm(n), x2 = rnorm(n), x3 = rnorm(n))
+    z <- d$x1 - 0.5 * d$x2 + 0.25 * d$x3 + rlogis(n)
+    d$y <- cut(z, c(-Inf, -1, 0.5, 2, Inf), labels = c("a", "b", "c", "d"),
+               ordered_result = TRUE)
+    fit <- quiet_inference(nordic(y ~ x1 + x2 + x3, data = d, kernel = "linear",
+                                  cov_kwds = list(n_boot = 30, random_state = 1)))
+    s <- summary(fit)
+    expect_identical(s$se_sources$estimator, c("bahadur", "bahadur", "bootstrap"))
+    expect_identical(s$se_sources$intervals, c(TRUE, TRUE, FALSE))
+    out <- capture.output(print(s))
+    expect_true(any(grepl("c\\|d: bootstrap \\(no z values, p-values or intervals\\)", out)))
+    ci <- confint(fit)
+    top <- grepl("@c\\|d$", rownames(ci))
+    expect_true(all(is.na(ci[top, ])) && !anyNA(ci[!top, ]))
+    expect_true(all(sqrt(diag(vcov(fit)))[top] > 0))     # its standard errors are given
+})
