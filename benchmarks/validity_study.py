@@ -189,14 +189,16 @@ def _bootstrap_cov(X, codes, seed, n_boot, m=None):
     return BootstrapCovariance(reps, failed).cov * ((m or n) / n)
 
 
-def _needs_bootstrap(row):
-    """Boundaries whose auto intervals come from the bootstrap (failing diagnostics, not a
-    lattice design, not set by the constraints)."""
+def _needs_bootstrap(row, intervals=True):
+    """Per boundary: do auto's intervals (or, ``intervals=False``, its standard errors)
+    come from the bootstrap?  Failing diagnostics, not a lattice design and, for
+    intervals, not set by the constraints."""
     d = len(row["params"]) - 1
     out = []
     for k, fails in enumerate(_failing(row)):
         m = {"n": row["n"], "d": d, **row["diagnostics"][k]["measures"]}
-        out.append(fails and not is_lattice(m) and not is_constraint_determined(m))
+        withheld = is_lattice(m) or (intervals and is_constraint_determined(m))
+        out.append(fails and not withheld)
     return out
 
 
@@ -301,12 +303,7 @@ def _auto_rows(rows, k, intervals):
     """Rows over which auto's boundary k is summarised: all rows when every row that
     needs the bootstrap for it has it (see :func:`fill_bootstrap`), else the rows with
     the bootstrap (no selection on the diagnostics' outcome)."""
-    d = len(rows[0]["params"]) - 1
-    missing = []
-    for row in rows:
-        m = {"n": row["n"], "d": d, **row["diagnostics"][k]["measures"]}
-        withheld = is_lattice(m) or (intervals and is_constraint_determined(m))
-        missing.append(_failing(row)[k] and not withheld and "se_boot" not in row)
+    missing = [_needs_bootstrap(row, intervals)[k] and "se_boot" not in row for row in rows]
     if not any(missing):
         return list(range(len(rows)))
     return [i for i, row in enumerate(rows) if _planned_bootstrap(row)]
@@ -427,24 +424,16 @@ def main():
                         help="add the bootstrap to stored rows whose auto intervals need it")
     parser.add_argument("--n-jobs", type=int, default=1)
     args = parser.parse_args()
-    if args.fill_boot:
-        for design in args.designs:
-            for n in args.n:
-                if not (OUT / f"{design}_n{n}.jsonl").exists():
-                    continue
-                t0 = time.time()
-                count = fill_bootstrap(design, n, args.n_boot, args.n_jobs)
-                print(f"{design} n={n}: {count} rows filled ({time.time() - t0:.0f} s)",
-                      flush=True)
-        return
-    if args.recheck:
-        for design in args.designs:
-            for n in args.n:
-                if not (OUT / f"{design}_n{n}.jsonl").exists():
-                    continue
-                t0 = time.time()
-                worst = recheck(design, n, args.recheck, args.n_boot)
-                print(f"{design} n={n}: {worst} ({time.time() - t0:.0f} s)", flush=True)
+    stored = [(design, n) for design in args.designs for n in args.n
+              if (OUT / f"{design}_n{n}.jsonl").exists()]
+    if args.fill_boot or args.recheck:
+        for design, n in stored:
+            t0 = time.time()
+            if args.fill_boot:
+                done = f"{fill_bootstrap(design, n, args.n_boot, args.n_jobs)} rows filled"
+            else:
+                done = recheck(design, n, args.recheck, args.n_boot)
+            print(f"{design} n={n}: {done} ({time.time() - t0:.0f} s)", flush=True)
         return
     if args.summarise:
         frame = summarise()
