@@ -281,7 +281,7 @@ def is_constraint_determined(m, t=None):
     Its constrained slopes are then set by the noncrossing constraints at the sample's
     extreme rows.  With unbounded covariates noncrossing over the whole support forces
     parallel slopes, so the estimates drift with n, at the speed the extremes grow
-    (validity study, logit4 boundary 2|3: slope of x1 0.494, 0.528, 0.555, 0.605 at
+    (validity study, logit4 boundary 2|3: slope of x1 0.494, 0.528, 0.555, 0.587 at
     n = 500, 1,500, 5,000, 200,000 while its Monte Carlo SD at n = 1,500 is 0.051).
     """
     t = THRESHOLDS if t is None else t
