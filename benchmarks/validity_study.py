@@ -249,6 +249,30 @@ def _parallel_p(params, cov):
 TARGET_FITS = 5
 
 
+def parallel_subset_rejections(design, n, boundaries, level=0.05):
+    """Share of the stored replicates (same seeds) in which the Bahadur Wald test of
+    parallel slopes among ``boundaries`` rejects at ``level`` -- the form ``test_parallel``
+    takes when the other boundaries' intervals are withheld.
+
+    Returns (share, number of replicates with a p-value, p-values); NaN p-values (a
+    boundary without a sandwich, e.g. a constant fit) are left out of the share.
+    """
+    stored = [json.loads(line) for line in (OUT / f"{design}_n{n}.jsonl").open()]
+    pvalues = []
+    for row in stored:
+        codes, X = DESIGNS[design](n, np.random.default_rng(row["seed"]))
+        params = fit(codes, X).params.to_numpy()
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            cov = BahadurCovariance(X, FitArrays(X, codes, params, ()).signs, params).cov
+        p = params.shape[0]
+        keep = np.concatenate([np.arange(k * p, (k + 1) * p) for k in boundaries])
+        pvalues.append(_parallel_p(params[:, boundaries], cov[np.ix_(keep, keep)]))
+    pvalues = np.array(pvalues)
+    finite = pvalues[np.isfinite(pvalues)]
+    return float(np.mean(finite < level)), finite.size, pvalues
+
+
 def target(design, n_target, seed=12345, fits=TARGET_FITS):
     """Mean of ``fits`` NORDIC-1 fits at a very large n (independent data sets, seeds
     seed, seed + 1, ...): the population target, cached in the results with every fit
@@ -450,7 +474,16 @@ def main():
     parser.add_argument("--n-jobs", type=int, default=1)
     parser.add_argument("--targets", action="store_true",
                         help="compute (or extend to TARGET_FITS fits) the population targets")
+    parser.add_argument("--parallel-subset", type=int, nargs="+", metavar="K",
+                        help="rejection rate of the Bahadur parallel test among these "
+                             "boundaries in the stored replicates")
     args = parser.parse_args()
+    if args.parallel_subset:
+        for design, n in [(d, n) for d in args.designs for n in args.n
+                          if (OUT / f"{d}_n{n}.jsonl").exists()]:
+            share, reps, _ = parallel_subset_rejections(design, n, args.parallel_subset)
+            print(f"{design} n={n}: rejects {share:.3f} at 5% ({reps} replicates)", flush=True)
+        return
     if args.targets:
         for design in args.designs:
             t0 = time.time()
