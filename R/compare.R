@@ -36,7 +36,7 @@ print.ordinal_svr <- function(x, digits = max(3L, getOption("digits") - 3L), ...
 
 summary.ordinal_svr <- function(object, ...)
 {
-    object$counts <- table(object$state$y, dnn = NULL)
+    object$counts <- .class_counts(object$state)
     class(object) <- c("summary.ordinal_svr", class(object))
     object
 }
@@ -44,8 +44,7 @@ summary.ordinal_svr <- function(object, ...)
 print.summary.ordinal_svr <- function(x, ...)
 {
     print.ordinal_svr(x, ...)
-    cat("\nClasses (lowest first):\n")
-    print(x$counts)
+    .print_class_counts(x$counts)
     cat("Number of observations:", x$nobs, "\n")
     invisible(x)
 }

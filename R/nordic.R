@@ -40,7 +40,7 @@ summary.nordic <- function(object, ...)
     keep <- c("call", "method", "kernel_description", "C", "levels", "boundaries", "nobs",
               "objective", "solver", "status", "crossing_rate", "na.action", "weighting")
     ans <- c(object[intersect(keep, names(object))], .coef_summary(object))
-    ans$counts <- table(object$state$y, dnn = NULL)
+    ans$counts <- .class_counts(object$state)
     class(ans) <- "summary.nordic"
     ans
 }
@@ -50,8 +50,7 @@ print.summary.nordic <- function(x, digits = max(3L, getOption("digits") - 3L),
 {
     .print_call(x)
     cat("\nMethod:", x$method, "  Kernel:", x$kernel_description, "  C:", format(x$C), "\n")
-    cat("\nClasses (lowest first):\n")
-    print(x$counts)
+    .print_class_counts(x$counts)
     is_int <- x$term == "(Intercept)"
     for (b in x$boundaries)
         .print_block(x, !is_int & x$block == b, x$term,
@@ -75,6 +74,25 @@ coef.nordic <- function(object, ...)
     b <- matrix(object$intercepts, nrow = 1L,
                 dimnames = list("(Intercept)", names(object$intercepts)))
     if (is.null(object$coefficients)) b else rbind(b, object$coefficients)
+}
+
+## Observations per level (lowest first); with case weights (frequencies) their
+## weighted totals, as the Python summary gives them.
+.class_counts <- function(state)
+{
+    w <- state$args$weights
+    if (is.null(w)) return(table(state$y, dnn = NULL))
+    totals <- as.table(vapply(split(w, state$y), sum, numeric(1)))
+    attr(totals, "weighted") <- TRUE
+    totals
+}
+
+.print_class_counts <- function(counts)
+{
+    weighted <- isTRUE(attr(counts, "weighted"))
+    cat("\nClasses (lowest first", if (weighted) ", weighted counts", "):\n", sep = "")
+    attr(counts, "weighted") <- NULL
+    print(counts)
 }
 
 ## Which estimator gave each boundary's standard errors, and why (cov_type = "auto").

@@ -88,10 +88,21 @@ def build_summary(results, alpha=0.05):
 
 
 def _class_table(results):
-    counts = results.model.response.counts
-    data = [[str(level), str(int(c)), f"{c / counts.sum():.3f}"]
-            for level, c in zip(results.levels, counts, strict=True)]
-    return SimpleTable(data, headers=["level", "count", "share"], title="Classes (lowest first)")
+    """Rows per level and their share; with case weights also the weighted count, and the
+    share is the weighted one (the weights are frequencies)."""
+    model = results.model
+    counts = model.response.counts
+    weights = getattr(model, "weights", None)
+    if weights is None:
+        data = [[str(level), str(int(c)), f"{c / counts.sum():.3f}"]
+                for level, c in zip(results.levels, counts, strict=True)]
+        return SimpleTable(data, headers=["level", "count", "share"],
+                           title="Classes (lowest first)")
+    totals = np.bincount(model.response.codes, weights=weights, minlength=counts.size)
+    data = [[str(level), str(int(c)), f"{t:.6g}", f"{t / totals.sum():.3f}"]
+            for level, c, t in zip(results.levels, counts, totals, strict=True)]
+    return SimpleTable(data, headers=["level", "rows", "weighted", "share"],
+                       title="Classes (lowest first; share of the weighted total)")
 
 
 def _boundary_table(results):

@@ -216,6 +216,13 @@ def test_summary_states_the_weighting():
     assert "case weights x cost matrix" in text
     assert "sum 45 over 30 rows" in text and "0: 0 2 4" in text
     assert "Weighting" not in str(NORDIC(codes, X).fit().summary())
+    # the class table adds the weighted counts, and the share is of the weighted total
+    weights = np.arange(30) % 2 + 1.0
+    totals = np.bincount(codes, weights=weights, minlength=3)
+    assert "share of the weighted total" in text
+    for level in range(3):
+        row = f"{level} {np.sum(codes == level)} {totals[level]:.6g} {totals[level] / 45:.3f}"
+        assert row in " ".join(text.split()), row
 
 
 @pytest.mark.parametrize("cov_type,kwds", [("bahadur", {}),

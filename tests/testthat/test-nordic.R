@@ -188,3 +188,19 @@ test_that("a boundary set by the noncrossing constraints has SEs but no interval
     expect_true(all(is.na(ci[top, ])) && !anyNA(ci[!top, ]))
     expect_true(all(sqrt(diag(vcov(fit)))[top] > 0))     # its standard errors are given
 })
+
+test_that("with case weights the summary counts the weighted classes", {
+    skip_without_python()
+    d <- make_ordinal_data(n = 60, seed = 3)
+    d$w <- rep(c(1, 3), 30)
+    fit <- quiet_inference(nordic(y ~ x1 + x2, data = d, weights = w, kernel = "linear",
+                                  cov_type = "none"))
+    s <- summary(fit)
+    expect_equal(as.vector(s$counts), as.vector(xtabs(w ~ y, data = d)))
+    expect_identical(names(s$counts), levels(d$y))
+    expect_true(any(grepl("^Classes \\(lowest first, weighted counts\\):",
+                          capture.output(print(s)))))
+    unweighted <- summary(quiet_inference(nordic(y ~ x1 + x2, data = d, kernel = "linear",
+                                                 cov_type = "none")))
+    expect_equal(as.vector(unweighted$counts), as.vector(table(d$y)))
+})
