@@ -8,8 +8,9 @@ of 95% intervals per boundary and coefficient and estimator).  ``--recheck R`` r
 the first R stored replicates of the given designs and sizes with the current code (same
 seeds) and prints the largest differences, plus those of the package's own
 ``cov_type="auto"`` against the study's per-boundary assembly of the stored numbers.
-``--fill-boot`` adds the naive bootstrap (same seeds) to the stored replicates whose
-``cov_type="auto"`` intervals need it, so that auto is summarised over every data set.
+``--fill-boot intervals`` (or ``se``) adds the naive bootstrap (same seeds) to the stored
+replicates whose ``cov_type="auto"`` intervals (or standard errors) need it, so that auto
+is summarised over every data set.
 
 Each replicate draws a data set, fits NORDIC-1 (joint noncrossing, C = 1) and BSVM
 (same C) with the sparse primal solver, computes the Bahadur sandwich of the NORDIC fit
@@ -215,9 +216,10 @@ def _filled(row, n_boot):
     return row
 
 
-def fill_bootstrap(design, n, n_boot, n_jobs=1):
+def fill_bootstrap(design, n, n_boot, n_jobs=1, intervals=True):
     """Add the naive bootstrap to the stored replicates whose ``cov_type="auto"`` intervals
-    need it and that lack it (same seeds), so that auto is summarised over every data set.
+    (or, ``intervals=False``, standard errors) need it and that lack it (same seeds), so
+    that auto is summarised over every data set.
 
     Returns the number of rows filled.
     """
@@ -225,7 +227,8 @@ def fill_bootstrap(design, n, n_boot, n_jobs=1):
 
     path = OUT / f"{design}_n{n}.jsonl"
     rows = [json.loads(line) for line in path.open()]
-    todo = [i for i, r in enumerate(rows) if "se_boot" not in r and any(_needs_bootstrap(r))]
+    todo = [i for i, r in enumerate(rows)
+            if "se_boot" not in r and any(_needs_bootstrap(r, intervals))]
     filled = Parallel(n_jobs=n_jobs)(delayed(_filled)(rows[i], n_boot) for i in todo)
     for i, row in zip(todo, filled, strict=True):
         rows[i] = row
@@ -469,8 +472,9 @@ def main():
     parser.add_argument("--target-n", type=int, default=200_000)
     parser.add_argument("--summarise", action="store_true")
     parser.add_argument("--recheck", type=int, default=0, metavar="R")
-    parser.add_argument("--fill-boot", action="store_true",
-                        help="add the bootstrap to stored rows whose auto intervals need it")
+    parser.add_argument("--fill-boot", choices=["intervals", "se"],
+                        help="add the bootstrap to stored rows whose auto intervals (or "
+                             "standard errors) need it")
     parser.add_argument("--n-jobs", type=int, default=1)
     parser.add_argument("--targets", action="store_true",
                         help="compute (or extend to TARGET_FITS fits) the population targets")
@@ -497,7 +501,9 @@ def main():
         for design, n in stored:
             t0 = time.time()
             if args.fill_boot:
-                done = f"{fill_bootstrap(design, n, args.n_boot, args.n_jobs)} rows filled"
+                count = fill_bootstrap(design, n, args.n_boot, args.n_jobs,
+                                       intervals=args.fill_boot == "intervals")
+                done = f"{count} rows filled"
             else:
                 done = recheck(design, n, args.recheck, args.n_boot)
             print(f"{design} n={n}: {done} ({time.time() - t0:.0f} s)", flush=True)
