@@ -4,10 +4,12 @@ Not a timed test.  ``python benchmarks/validity_study.py --designs logit4 --n 15
 --reps 100 --boot-reps 20`` appends one JSON line per replicate to
 ``benchmarks/results/validity/<design>_n<n>.jsonl``; ``--summarise`` turns every stored
 file into ``benchmarks/results/validity_summary.csv`` (SE / Monte Carlo SD and coverage
-of 95% intervals per boundary and coefficient and estimator).  ``--recheck R`` recomputes
-the first R stored replicates of the given designs and sizes with the current code (same
-seeds) and prints the largest differences, plus those of the package's own
-``cov_type="auto"`` against the study's per-boundary assembly of the stored numbers.
+of 95% intervals per boundary and coefficient and estimator), ``validity_compact.csv``
+(ranges per boundary) and ``validity_table.md`` (the table of the docs page).
+``--recheck R`` recomputes the first R stored replicates of the given designs and sizes
+with the current code (same seeds) and prints the largest differences, plus those of the
+package's own ``cov_type="auto"`` against the study's per-boundary assembly of the stored
+numbers.
 ``--fill-boot intervals`` (or ``se``) adds the naive bootstrap (same seeds) to the stored
 replicates whose ``cov_type="auto"`` intervals (or standard errors) need it, so that auto
 is summarised over every data set.
@@ -252,28 +254,47 @@ def _parallel_p(params, cov):
 TARGET_FITS = 5
 
 
-def parallel_subset_rejections(design, n, boundaries, level=0.05):
-    """Share of the stored replicates (same seeds) in which the Bahadur Wald test of
-    parallel slopes among ``boundaries`` rejects at ``level`` -- the form ``test_parallel``
-    takes when the other boundaries' intervals are withheld.
+def _auto_parallel(row, n_boot):
+    """p-value and degrees of freedom of ``test_parallel`` under the package's own
+    ``cov_type="auto"`` (bootstrap with ``n_boot`` resamples and the row's seed) on the
+    stored replicate's data set."""
+    codes, X = DESIGNS[row["design"]](row["n"], np.random.default_rng(row["seed"]))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        res = fit(codes, X).get_robustcov_results(
+            "auto", {"n_boot": n_boot, "random_state": row["seed"], "disable": True})
+        test = res.test_parallel()
+    return {"design": row["design"], "n": row["n"], "seed": row["seed"],
+            "pvalue": float(test.pvalue), "df": int(test.df),
+            "compared": ", ".join(name for name, ok in zip(
+                res.boundary_names, res.cov_sources["intervals"], strict=True) if ok)}
 
-    Returns (share, number of replicates with a p-value, p-values); NaN p-values (a
-    boundary without a sandwich, e.g. a constant fit) are left out of the share.
+
+def auto_parallel_rejections(design, n, count, n_boot, n_jobs=1, level=0.05):
+    """Rejection rate at ``level`` of ``test_parallel`` with ``cov_type="auto"`` on the first
+    ``count`` stored replicates (same seeds): the test as a user runs it, among the
+    boundaries whose intervals auto reports.  Appends one row per replicate to
+    ``results/validity_parallel_auto.csv`` (replicates already there are not rerun).
+
+    Returns (share rejecting, number of replicates with a p-value).
     """
-    stored = [json.loads(line) for line in (OUT / f"{design}_n{n}.jsonl").open()]
-    pvalues = []
-    for row in stored:
-        codes, X = DESIGNS[design](n, np.random.default_rng(row["seed"]))
-        params = fit(codes, X).params.to_numpy()
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            cov = BahadurCovariance(X, FitArrays(X, codes, params, ()).signs, params).cov
-        p = params.shape[0]
-        keep = np.concatenate([np.arange(k * p, (k + 1) * p) for k in boundaries])
-        pvalues.append(_parallel_p(params[:, boundaries], cov[np.ix_(keep, keep)]))
-    pvalues = np.array(pvalues)
-    finite = pvalues[np.isfinite(pvalues)]
-    return float(np.mean(finite < level)), finite.size, pvalues
+    from joblib import Parallel, delayed
+
+    path = RESULTS / "validity_parallel_auto.csv"
+    stored = pd.read_csv(path) if path.exists() else pd.DataFrame(
+        columns=["design", "n", "seed", "pvalue", "df", "compared"])
+    rows = [json.loads(line) for line in (OUT / f"{design}_n{n}.jsonl").open()][:count]
+    done = set(stored.loc[(stored.design == design) & (stored.n == n), "seed"])
+    new = Parallel(n_jobs=n_jobs)(delayed(_auto_parallel)(row, n_boot) for row in rows
+                                  if row["seed"] not in done)
+    if new:
+        stored = pd.concat([stored, pd.DataFrame(new)], ignore_index=True)
+        stored.to_csv(path, index=False, float_format="%.6g")
+    seeds = {row["seed"] for row in rows}
+    p = stored.loc[(stored.design == design) & (stored.n == n) & stored.seed.isin(seeds),
+                   "pvalue"].to_numpy(dtype=float)
+    p = p[np.isfinite(p)]
+    return float(np.mean(p < level)), p.size
 
 
 def target(design, n_target, seed=12345, fits=TARGET_FITS):
@@ -425,6 +446,36 @@ def summarise():
     return frame
 
 
+def _span(lo, hi):
+    if not np.isfinite(lo):
+        return "--"
+    return f"{lo:.2f}" if f"{lo:.2f}" == f"{hi:.2f}" else f"{lo:.2f}-{hi:.2f}"
+
+
+def markdown_table(compact):
+    """The results table of ``docs/notes/inference-validity.md`` from the compact summary:
+    per design, n and boundary, SE / SD and coverage (ranges over the coefficients) of
+    Bahadur, bootstrap and auto, with the number of data sets behind each (for auto's
+    coverage, those where it reports intervals)."""
+    c = compact.reset_index()
+    lines = ["| design | boundary | Bahadur SE/SD | Bahadur coverage | bootstrap SE/SD "
+             "(data sets) | auto SE/SD (data sets) | auto coverage (data sets with intervals) | "
+             "auto: share "
+             "without intervals | share flagged |", "|" + "---|" * 9]
+    for (design, n, k), g in c.groupby(["design", "n", "boundary"], sort=True):
+        e = g.set_index("estimator")
+        bah, boot, auto = e.loc["bahadur"], e.loc["boot"], e.loc["auto"]
+        lines.append(
+            f"| {design.replace('_', chr(92) + '_')} n={n} | {k} "
+            f"| {_span(bah.ratio_min, bah.ratio_max)} | {_span(bah.cover_min, bah.cover_max)} "
+            f"| {_span(boot.ratio_min, boot.ratio_max)} ({boot.reps}) "
+            f"| {_span(auto.ratio_min, auto.ratio_max)} ({auto.reps}) "
+            f"| {_span(auto.cover_min, auto.cover_max)} "
+            f"({round(auto.reps_ci * (1 - auto.no_interval))}) "
+            f"| {auto.no_interval:.2f} | {auto.flagged:.2f} |")
+    return "\n".join(lines) + "\n"
+
+
 def recheck(design, n, count, n_boot):
     """Recompute the first ``count`` stored replicates (same seeds) with the current code.
 
@@ -477,22 +528,24 @@ def main():
                              "standard errors) need it")
     parser.add_argument("--n-jobs", type=int, default=1)
     parser.add_argument("--targets", action="store_true",
-                        help="compute (or extend to TARGET_FITS fits) the population targets")
-    parser.add_argument("--parallel-subset", type=int, nargs="+", metavar="K",
-                        help="rejection rate of the Bahadur parallel test among these "
-                             "boundaries in the stored replicates")
+                        help="compute (or extend to --target-fits fits) the population targets")
+    parser.add_argument("--target-fits", type=int, default=TARGET_FITS)
+    parser.add_argument("--parallel-auto", type=int, default=0, metavar="R",
+                        help="rejection rate of test_parallel under cov_type='auto' on the "
+                             "first R stored replicates")
     args = parser.parse_args()
-    if args.parallel_subset:
+    if args.parallel_auto:
         for design, n in [(d, n) for d in args.designs for n in args.n
                           if (OUT / f"{d}_n{n}.jsonl").exists()]:
-            share, reps, _ = parallel_subset_rejections(design, n, args.parallel_subset)
+            share, reps = auto_parallel_rejections(design, n, args.parallel_auto, args.n_boot,
+                                                   args.n_jobs)
             print(f"{design} n={n}: rejects {share:.3f} at 5% ({reps} replicates)", flush=True)
         return
     if args.targets:
         for design in args.designs:
             t0 = time.time()
-            target(design, args.target_n)
-            print(f"{design}: target from {TARGET_FITS} fits ({time.time() - t0:.0f} s)",
+            target(design, args.target_n, fits=args.target_fits)
+            print(f"{design}: target from {args.target_fits} fits ({time.time() - t0:.0f} s)",
                   flush=True)
         return
     stored = [(design, n) for design in args.designs for n in args.n
@@ -518,6 +571,7 @@ def main():
             withheld=("share_withheld", "max"), no_interval=("share_no_interval", "max"),
             flagged=("share_flagged", "first"))
         compact.to_csv(RESULTS / "validity_compact.csv", float_format="%.3g")
+        (RESULTS / "validity_table.md").write_text(markdown_table(compact))
         with pd.option_context("display.width", 200, "display.max_rows", 1000):
             print(compact.round(3).to_string())
         return

@@ -57,7 +57,7 @@ __all__ = [
 #: * ``cond_max``: largest scaled condition number of the Hessian estimate.
 THRESHOLDS = {
     "min_signal": 0.1,
-    "max_gap": 4.0,
+    "max_gap": 2.0,
     "max_margin_share": 0.02,
     "min_patterns": 50,
     "min_side": 100,

@@ -1,8 +1,8 @@
 """Validity diagnostics of the Bahadur sandwich and cov_type="auto".
 
 Reference numbers come from the validity study (benchmarks/validity_study.py, stored in
-benchmarks/results/validity_summary.csv): latent-logistic design, n = 1,500, 150 Monte
-Carlo data sets; the Monte Carlo SDs of boundary 2|3 are 0.039-0.051.
+benchmarks/results/validity_summary.csv): latent-logistic design, n = 1,500, 300 Monte
+Carlo data sets; the Monte Carlo SDs of boundary 2|3 are 0.040-0.053.
 """
 
 from __future__ import annotations
@@ -25,8 +25,8 @@ from nordicstats.diagnostics import (
 from nordicstats.exceptions import InferenceWarning
 
 # Monte Carlo SDs of the NORDIC-1 estimates of boundary 2|3 (Intercept, x1, x2, x3) in the
-# latent-logistic design at n = 1,500 (validity study, 150 replications).
-MC_SD_23 = np.array([0.0394, 0.0510, 0.0401, 0.0429])
+# latent-logistic design at n = 1,500 (validity study, 300 replications).
+MC_SD_23 = np.array([0.0402, 0.0528, 0.0432, 0.0424])
 
 
 def _logit4(n=1500, seed=1):
@@ -98,11 +98,15 @@ def test_auto_bootstraps_the_degenerate_boundary(logit4_fit):
     # gives 0.5-2.1 here, 10-50 times too large)
     ratio = res.bse["2|3"].to_numpy() / MC_SD_23
     assert np.all((ratio > 0.67) & (ratio < 1.5)), ratio
-    # boundaries whose diagnostics pass keep the Bahadur numbers exactly
+    # boundaries whose diagnostics pass keep the Bahadur numbers exactly; 1|2 is moved by
+    # the constraints (3.2 unconstrained SEs here, > max_gap = 2) and is bootstrapped too
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", InferenceWarning)
         bah = logit4_fit.get_robustcov_results("bahadur")
-    np.testing.assert_allclose(res.bse[["0|1", "1|2"]], bah.bse[["0|1", "1|2"]], rtol=1e-12)
+    np.testing.assert_allclose(res.bse["0|1"], bah.bse["0|1"], rtol=1e-12)
+    assert sources.loc["1|2", "estimator"] == "bootstrap" and sources.loc["1|2", "intervals"]
+    assert "differ by 3.17 standard errors" in sources.loc["1|2", "reason"]
+    assert bah.bse["1|2"].isna().all()
     # its estimates drift with n (constraint-determined): SEs, but no z, p or interval
     assert not sources.loc["2|3", "intervals"] and sources.loc["0|1", "intervals"]
     assert "drift with n" in sources.loc["2|3", "reason"]

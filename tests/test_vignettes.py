@@ -83,11 +83,13 @@ def test_inference(tmp_path, monkeypatch):
     assert 0.85 <= coverage["Bahadur"].mean() <= 1.0
     assert coverage["Bahadur"].min() >= 0.75
     # The default cov_type="auto": Bahadur in the regular design; in the latent-logistic
-    # design boundary 2|3 (constant BSVM) is bootstrapped and forced Bahadur withholds it.
+    # design boundary 2|3 (constant BSVM) is bootstrapped and forced Bahadur withholds it;
+    # so is 1|2, which the constraints move by 3.2 of its unconstrained SEs (> 2).
     assert fit.cov_type == "auto"
     assert fit.cov_sources["estimator"].tolist() == ["bahadur", "bahadur"]
     latent = ns["latent_auto"]
-    assert latent.cov_sources["estimator"].tolist() == ["bahadur", "bahadur", "bootstrap"]
+    assert latent.cov_sources["estimator"].tolist() == ["bahadur", "bootstrap", "bootstrap"]
+    assert latent.cov_sources["intervals"].tolist() == [True, True, False]
     assert np.all(latent.bse["2|3"] < 0.15) and ns["forced"].bse["2|3"].isna().all()
 
 
