@@ -255,9 +255,9 @@ TARGET_FITS = 5
 
 
 def _auto_parallel(row, n_boot):
-    """p-value and degrees of freedom of ``test_parallel`` under the package's own
-    ``cov_type="auto"`` (bootstrap with ``n_boot`` resamples and the row's seed) on the
-    stored replicate's data set."""
+    """p-value, degrees of freedom and compared boundaries of ``test_parallel`` under the
+    package's own ``cov_type="auto"`` (bootstrap with ``n_boot`` resamples and the row's
+    seed) on the stored replicate's data set."""
     codes, X = DESIGNS[row["design"]](row["n"], np.random.default_rng(row["seed"]))
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
@@ -447,6 +447,7 @@ def summarise():
 
 
 def _span(lo, hi):
+    """A range of two ratios as the docs print it ("--" when undefined)."""
     if not np.isfinite(lo):
         return "--"
     return f"{lo:.2f}" if f"{lo:.2f}" == f"{hi:.2f}" else f"{lo:.2f}-{hi:.2f}"
@@ -458,10 +459,11 @@ def markdown_table(compact):
     Bahadur, bootstrap and auto, with the number of data sets behind each (for auto's
     coverage, those where it reports intervals)."""
     c = compact.reset_index()
-    lines = ["| design | boundary | Bahadur SE/SD | Bahadur coverage | bootstrap SE/SD "
-             "(data sets) | auto SE/SD (data sets) | auto coverage (data sets with intervals) | "
-             "auto: share "
-             "without intervals | share flagged |", "|" + "---|" * 9]
+    columns = ["design", "boundary", "Bahadur SE/SD", "Bahadur coverage",
+               "bootstrap SE/SD (data sets)", "auto SE/SD (data sets)",
+               "auto coverage (data sets with intervals)", "auto: share without intervals",
+               "share flagged"]
+    lines = ["| " + " | ".join(columns) + " |", "|" + "---|" * len(columns)]
     for (design, n, k), g in c.groupby(["design", "n", "boundary"], sort=True):
         e = g.set_index("estimator")
         bah, boot, auto = e.loc["bahadur"], e.loc["boot"], e.loc["auto"]

@@ -7,6 +7,7 @@ Carlo data sets; the Monte Carlo SDs of boundary 2|3 are 0.040-0.053.
 
 from __future__ import annotations
 
+import re
 import warnings
 
 import numpy as np
@@ -212,3 +213,21 @@ def test_assembled_covariance_keeps_every_variance_and_is_psd():
     assert np.allclose(ratio, ratio[0, 0]) and 0 < ratio[0, 0] < 1  # one common factor
     # consistent blocks (the bootstrap matrix itself) are kept as they are
     np.testing.assert_allclose(_assemble(boot, boot, [1], 3), boot, rtol=1e-12)
+
+
+def test_docs_quote_the_stored_study_and_thresholds():
+    """The validity page shows the table ``validity_study.py --summarise`` wrote from the
+    stored replicates, and the thresholds the code uses."""
+    from pathlib import Path
+
+    from nordicstats.diagnostics import THRESHOLDS
+
+    root = Path(__file__).resolve().parents[1]
+    page = (root / "docs" / "notes" / "inference-validity.md").read_text()
+    table = (root / "benchmarks" / "results" / "validity_table.md").read_text()
+    assert table.count("\n") > 30 and table in page
+    cells = [re.split(r"(?<!\\)\|", line) for line in page.splitlines() if line.startswith("| ")]
+    rows = {c[1].strip(): c[3].strip() for c in cells if len(c) == 6}
+    assert rows["constraints move the estimate"] == f"> {THRESHOLDS['max_gap']:g}"
+    assert rows["degenerate unconstrained fit"] == f"< {THRESHOLDS['min_signal']:g}"
+    assert rows["few observations on a side"] == f"< {THRESHOLDS['min_side']:g}"
