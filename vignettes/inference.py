@@ -243,7 +243,7 @@ fig.tight_layout()
 # 10 to 50 times the true sampling SD, see `docs/notes/inference-validity.md`);
 # the default `"auto"` uses the bootstrap for 2|3 and the sandwich elsewhere,
 # except where the constraints move a boundary by more than two standard errors
-# of its separate SVM (here 1|2, by 3.2: its Bahadur SEs run about 13% small
+# of its separate SVM (here 1|2, by 3.2: its Bahadur SEs run up to 12% small
 # then, and it is bootstrapped too).
 # The bootstrap gets the spread of the 2|3 estimates right, but those estimates
 # follow the sample's extreme rows and drift toward boundary 1|2's slopes as n
