@@ -197,13 +197,8 @@ def _needs_bootstrap(row, intervals=True):
     """Per boundary: do auto's intervals (or, ``intervals=False``, its standard errors)
     come from the bootstrap?  Failing diagnostics, not a lattice design and, for
     intervals, not set by the constraints."""
-    d = len(row["params"]) - 1
-    out = []
-    for k, fails in enumerate(_failing(row)):
-        m = {"n": row["n"], "d": d, **row["diagnostics"][k]["measures"]}
-        withheld = is_lattice(m) or (intervals and is_constraint_determined(m))
-        out.append(fails and not withheld)
-    return out
+    return [fails and not _withheld(m, intervals)
+            for fails, m in zip(_failing(row), _measures(row), strict=True)]
 
 
 def _filled(row, n_boot):
@@ -266,8 +261,7 @@ def _auto_parallel(row, n_boot):
         test = res.test_parallel()
     return {"design": row["design"], "n": row["n"], "seed": row["seed"],
             "pvalue": float(test.pvalue), "df": int(test.df),
-            "compared": ", ".join(name for name, ok in zip(
-                res.boundary_names, res.cov_sources["intervals"], strict=True) if ok)}
+            "compared": ", ".join(res.boundary_names[k] for k in res._parallel_subset())}
 
 
 def auto_parallel_rejections(design, n, count, n_boot, n_jobs=1, level=0.05):
@@ -341,12 +335,22 @@ def run(design, n, reps, boot_reps, n_boot, n_target):
 
 
 # --- summary ---------------------------------------------------------------------------------
+def _measures(row):
+    """Per boundary: the stored diagnostic measures with n and d, as the rules read them."""
+    d = len(row["params"]) - 1
+    return [{"n": row["n"], "d": d, **diag["measures"]} for diag in row["diagnostics"]]
+
+
+def _withheld(m, intervals):
+    """Does auto withhold this boundary's standard errors (lattice) or, with
+    ``intervals``, its intervals (constraint-determined)?"""
+    return is_lattice(m) or (intervals and is_constraint_determined(m))
+
+
 def _failing(row):
     """Per boundary: do the diagnostics fail, with the current THRESHOLDS (recomputed from
     the stored measures, so the thresholds can be tuned without rerunning)."""
-    d = len(row["params"]) - 1
-    return [bool(_reasons({"n": row["n"], "d": d, **diag["measures"]}, THRESHOLDS))
-            for diag in row["diagnostics"]]
+    return [bool(_reasons(m, THRESHOLDS)) for m in _measures(row)]
 
 
 def _auto_se(row, source="boot", intervals=False):
@@ -358,10 +362,8 @@ def _auto_se(row, source="boot", intervals=False):
     :func:`_auto_rows` for which rows a summary may use.
     """
     se = np.array(row["se_bahadur"])
-    d = len(row["params"]) - 1
-    for k, fails in enumerate(_failing(row)):
-        m = {"n": row["n"], "d": d, **row["diagnostics"][k]["measures"]}
-        if is_lattice(m) or (intervals and is_constraint_determined(m)):
+    for k, (fails, m) in enumerate(zip(_failing(row), _measures(row), strict=True)):
+        if _withheld(m, intervals):
             se[:, k] = np.nan
         elif fails:
             se[:, k] = np.array(row[f"se_{source}"])[:, k] if f"se_{source}" in row else np.nan
