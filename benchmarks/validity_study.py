@@ -10,6 +10,8 @@ of 95% intervals per boundary and coefficient and estimator), ``validity_compact
 with the current code (same seeds) and prints the largest differences, plus those of the
 package's own ``cov_type="auto"`` against the study's per-boundary assembly of the stored
 numbers.
+``--rediagnose`` recomputes the stored replicates' diagnostics with the current code
+(data from the seeds, the stored fits, no refits), for a new or changed diagnostic.
 ``--fill-boot intervals`` (or ``se``) adds the naive bootstrap (same seeds) to the stored
 replicates whose ``cov_type="auto"`` intervals (or standard errors) need it, so that auto
 is summarised over every data set.
@@ -59,6 +61,7 @@ import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 
 from nordicstats import NORDIC  # noqa: E402
+from nordicstats.auto_covariance import CONSTANT_W  # noqa: E402
 from nordicstats.bootstrap import BootstrapCovariance, bootstrap_replicates  # noqa: E402
 from nordicstats.covariance import BahadurCovariance, FitArrays, diagnose  # noqa: E402
 from nordicstats.diagnostics import (  # noqa: E402
@@ -156,18 +159,12 @@ def one_replicate(design, n, seed, n_boot, boot):
         return None
     res, uns = fit(codes, X), fit(codes, X, "bsvm")
     params, params_u = res.params.to_numpy(), uns.params.to_numpy()
-    arrays = FitArrays(X, codes, params, tuple(res.boundary_names),
-                       params_unconstrained=params_u)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        bah = BahadurCovariance(X, arrays.signs, params)
-        diags = diagnose(arrays, bah, BAHADUR_KWDS)
+    bah, diagnostics = _sandwich_and_diagnostics(X, codes, params, params_u)
     p = params.shape[0]
     out = {"design": design, "n": n, "seed": seed, "K": K, "params": params.tolist(),
            "params_bsvm": params_u.tolist(),
            "se_bahadur": np.sqrt(np.diag(bah.cov)).reshape(-1, p).T.tolist(),
-           "cov_bahadur": bah.cov.tolist(),
-           "diagnostics": [{"measures": d.measures, "reasons": list(d.reasons)} for d in diags]}
+           "cov_bahadur": bah.cov.tolist(), "diagnostics": diagnostics}
     if boot:
         for name, m in (("boot", None), ("moon", int(round(n ** 0.8)))):
             cov = _bootstrap_cov(X, codes, seed, n_boot, m)
@@ -178,6 +175,55 @@ def one_replicate(design, n, seed, n_boot, boot):
     for name in ("bahadur", "boot", "moon"):  # stored results keep the SEs, not the matrices
         out.pop(f"cov_{name}", None)
     return out
+
+
+def _sandwich_and_diagnostics(X, codes, params, params_u):
+    """Bahadur sandwich of the NORDIC fit and the stored form of its diagnostics."""
+    names = tuple(f"{k}|{k + 1}" for k in range(params.shape[1]))
+    arrays = FitArrays(X, codes, params, names, params_unconstrained=params_u)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        bah = BahadurCovariance(X, arrays.signs, params)
+        diags = diagnose(arrays, bah, BAHADUR_KWDS)
+    return bah, [{"measures": d.measures, "reasons": list(d.reasons)} for d in diags]
+
+
+def _rediagnosed(row):
+    """The stored row with its diagnostics recomputed by the current code (data from the
+    seed, the stored fits; no refit)."""
+    codes, X = DESIGNS[row["design"]](row["n"], np.random.default_rng(row["seed"]))
+    bah, diagnostics = _sandwich_and_diagnostics(X, codes, np.array(row["params"]),
+                                                 np.array(row["params_bsvm"]))
+    with np.errstate(invalid="ignore"):
+        se = np.sqrt(np.diag(bah.cov)).reshape(-1, len(row["params"])).T
+    stored = np.array(row["se_bahadur"], dtype=float)
+    both = np.isfinite(se) & np.isfinite(stored)
+    new = dict(row, diagnostics=diagnostics)
+    if not any(is_lattice(m) for m in _measures(new)):  # on a lattice H is near-singular
+        assert np.allclose(se[both], stored[both], rtol=1e-6), row["seed"]  # same sandwich
+    return new
+
+
+def rediagnose(design, n, n_jobs=1):
+    """Recompute the diagnostics of every stored replicate with the current code, so that
+    a new diagnostic measure is summarised over the stored data sets.  Returns the number
+    of boundaries whose stored verdict (failing or not) changed."""
+    from joblib import Parallel, delayed
+
+    path = OUT / f"{design}_n{n}.jsonl"
+    rows = [json.loads(line) for line in path.open()]
+    new = Parallel(n_jobs=n_jobs)(delayed(_rediagnosed)(row) for row in rows)
+    changed = sum(bool(a["reasons"]) != bool(b["reasons"])
+                  for old, row in zip(rows, new, strict=True)
+                  for a, b in zip(old["diagnostics"], row["diagnostics"], strict=True))
+    _write_rows(path, new)
+    return changed
+
+
+def _write_rows(path, rows):
+    tmp = path.with_suffix(".tmp")
+    tmp.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    tmp.replace(path)
 
 
 def _bootstrap_cov(X, codes, seed, n_boot, m=None):
@@ -229,9 +275,7 @@ def fill_bootstrap(design, n, n_boot, n_jobs=1, intervals=True):
     filled = Parallel(n_jobs=n_jobs)(delayed(_filled)(rows[i], n_boot) for i in todo)
     for i, row in zip(todo, filled, strict=True):
         rows[i] = row
-    tmp = path.with_suffix(".tmp")
-    tmp.write_text("".join(json.dumps(r) + "\n" for r in rows))
-    tmp.replace(path)
+    _write_rows(path, rows)
     return len(todo)
 
 
@@ -261,7 +305,28 @@ def _auto_parallel(row, n_boot):
         test = res.test_parallel()
     return {"design": row["design"], "n": row["n"], "seed": row["seed"],
             "pvalue": float(test.pvalue), "df": int(test.df),
-            "compared": ", ".join(res.boundary_names[k] for k in res._parallel_subset())}
+            "compared": ", ".join(res.boundary_names[k] for k in res._parallel_subset()),
+            "sources": ", ".join(c.estimator + ("" if c.intervals or c.estimator == "none"
+                                                else " (no intervals)")
+                                 for c in res.cov_sources.itertuples())}
+
+
+def _sources(row, t=None):
+    """Per boundary, where auto's covariance comes from, as the stored diagnostics (with
+    thresholds ``t``, default the current ones) decide: ``bahadur``, ``bootstrap``,
+    ``bootstrap (no intervals)`` or ``none``."""
+    t = THRESHOLDS if t is None else t
+    slopes = np.abs(np.array(row["params"])[1:])
+    out = []
+    for k, m in enumerate(_measures(row)):
+        if not _reasons(m, t):
+            out.append("bahadur")
+        elif is_lattice(m, t) or slopes[:, k].max(initial=0.0) <= CONSTANT_W:
+            out.append("none")
+        else:
+            out.append("bootstrap (no intervals)" if is_constraint_determined(m, t)
+                       else "bootstrap")
+    return ", ".join(out)
 
 
 def auto_parallel_rejections(design, n, count, n_boot, n_jobs=1, level=0.05):
@@ -276,8 +341,14 @@ def auto_parallel_rejections(design, n, count, n_boot, n_jobs=1, level=0.05):
 
     path = RESULTS / "validity_parallel_auto.csv"
     stored = pd.read_csv(path) if path.exists() else pd.DataFrame(
-        columns=["design", "n", "seed", "pvalue", "df", "compared"])
+        columns=["design", "n", "seed", "pvalue", "df", "compared", "sources"])
     rows = [json.loads(line) for line in (OUT / f"{design}_n{n}.jsonl").open()][:count]
+    # a stored p-value whose covariance sources the current diagnostics would not choose
+    # is stale (the rules changed since): dropped and recomputed
+    implied = {row["seed"]: _sources(row) for row in rows}
+    stale = ((stored.design == design) & (stored.n == n)
+             & (stored.sources != stored.seed.map(implied).fillna(stored.sources)))
+    stored = stored.loc[~stale]
     done = set(stored.loc[(stored.design == design) & (stored.n == n), "seed"])
     new = Parallel(n_jobs=n_jobs)(delayed(_auto_parallel)(row, n_boot) for row in rows
                                   if row["seed"] not in done)
@@ -530,6 +601,9 @@ def main():
     parser.add_argument("--fill-boot", choices=["intervals", "se"],
                         help="add the bootstrap to stored rows whose auto intervals (or "
                              "standard errors) need it")
+    parser.add_argument("--rediagnose", action="store_true",
+                        help="recompute the stored replicates' diagnostics with the current "
+                             "code (no refits)")
     parser.add_argument("--n-jobs", type=int, default=1)
     parser.add_argument("--targets", action="store_true",
                         help="compute (or extend to --target-fits fits) the population targets")
@@ -554,10 +628,12 @@ def main():
         return
     stored = [(design, n) for design in args.designs for n in args.n
               if (OUT / f"{design}_n{n}.jsonl").exists()]
-    if args.fill_boot or args.recheck:
+    if args.fill_boot or args.recheck or args.rediagnose:
         for design, n in stored:
             t0 = time.time()
-            if args.fill_boot:
+            if args.rediagnose:
+                done = f"{rediagnose(design, n, args.n_jobs)} verdicts changed"
+            elif args.fill_boot:
                 count = fill_bootstrap(design, n, args.n_boot, args.n_jobs,
                                        intervals=args.fill_boot == "intervals")
                 done = f"{count} rows filled"

@@ -11,8 +11,9 @@ boundary come from the case-resampling bootstrap (the validity study,
 constrained boundaries and found it in line with the Monte Carlo SD).  Boundaries on
 a lattice design (no continuous covariate) get no standard errors at all: the study
 found the bootstrap there off by factors of 0.1 to 3.8.  A boundary whose
-unconstrained fit is (nearly) constant is set by the noncrossing constraints at the
-sample's extreme rows; its estimates drift with n toward a limit that the constraints
+unconstrained fit is (nearly) constant, or not distinguishable from the constant
+classifier, is set by the noncrossing constraints at the sample's extreme rows; its
+estimates drift with n toward a limit that the constraints
 over the whole support define (the study measured the drift), so it gets bootstrap
 standard errors -- right for the spread at this n -- but no z values, p-values or
 intervals (``BoundaryChoice.intervals`` is False).  Cross blocks between a

