@@ -104,6 +104,25 @@ def test_departure_from_constant_agrees_with_svm_and_kkt():
         departure_from_constant(X[rows], y[rows, None], u)[0], rel=1e-9)
 
 
+def test_auto_withholds_intervals_where_the_constant_cannot_be_ruled_out():
+    """A boundary whose separate SVM is constant in the population but not in the sample:
+    the validity study's logit5rare 0|1 (data set 500028: signal 0.99, departure 0.48)."""
+    rng = np.random.default_rng(500028)
+    X = rng.normal(size=(500, 5))
+    z = X @ np.array([1.0, -0.5, 0.25, 0.5, 0.0]) + rng.logistic(size=500)
+    codes = np.searchsorted([-1.5, -0.3, 0.9, 3.3], z)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", InferenceWarning)
+        res = NORDIC(codes, X, kernel="linear", C=1.0, solver="primal").fit(
+            cov_kwds={"n_boot": 30, "disable": True})
+    sources = res.cov_sources
+    assert sources["estimator"].tolist() == ["bootstrap", "bahadur", "bahadur", "bootstrap"]
+    assert sources["intervals"].tolist() == [False, True, True, False]
+    assert re.search(r"not distinguishable from the constant classifier \(departure z = "
+                     r"0\.4\d* < 1\.645\)", sources.loc["0|1", "reason"])
+    assert res.bse["0|1"].notna().all() and res.conf_int().loc["0|1"].isna().all().all()
+
+
 def test_lattice_rule():
     base = {"patterns": 1500, "n": 1500, "d": 3, "margin_share": 4 / 1500}
     assert not is_lattice(base)  # a continuous design: ~d + 1 rows on the margin
