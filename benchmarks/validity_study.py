@@ -61,11 +61,12 @@ import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 
 from nordicstats import NORDIC  # noqa: E402
-from nordicstats.auto_covariance import CONSTANT_W  # noqa: E402
+from nordicstats.auto_covariance import _choice  # noqa: E402
 from nordicstats.bootstrap import BootstrapCovariance, bootstrap_replicates  # noqa: E402
 from nordicstats.covariance import BahadurCovariance, FitArrays, diagnose  # noqa: E402
 from nordicstats.diagnostics import (  # noqa: E402
     THRESHOLDS,
+    BoundaryDiagnostic,
     _reasons,
     is_constraint_determined,
     is_lattice,
@@ -306,27 +307,22 @@ def _auto_parallel(row, n_boot):
     return {"design": row["design"], "n": row["n"], "seed": row["seed"],
             "pvalue": float(test.pvalue), "df": int(test.df),
             "compared": ", ".join(res.boundary_names[k] for k in res._parallel_subset()),
-            "sources": ", ".join(c.estimator + ("" if c.intervals or c.estimator == "none"
-                                                else " (no intervals)")
+            "sources": ", ".join(_source_text(c.estimator, c.intervals)
                                  for c in res.cov_sources.itertuples())}
 
 
-def _sources(row, t=None):
-    """Per boundary, where auto's covariance comes from, as the stored diagnostics (with
-    thresholds ``t``, default the current ones) decide: ``bahadur``, ``bootstrap``,
-    ``bootstrap (no intervals)`` or ``none``."""
-    t = THRESHOLDS if t is None else t
-    slopes = np.abs(np.array(row["params"])[1:])
-    out = []
-    for k, m in enumerate(_measures(row)):
-        if not _reasons(m, t):
-            out.append("bahadur")
-        elif is_lattice(m, t) or slopes[:, k].max(initial=0.0) <= CONSTANT_W:
-            out.append("none")
-        else:
-            out.append("bootstrap (no intervals)" if is_constraint_determined(m, t)
-                       else "bootstrap")
-    return ", ".join(out)
+def _source_text(estimator, intervals):
+    """One boundary's covariance source as ``validity_parallel_auto.csv`` stores it."""
+    return estimator + ("" if intervals or estimator == "none" else " (no intervals)")
+
+
+def _sources(row):
+    """Per boundary, where auto's covariance comes from, decided by the package's own
+    rule (:func:`nordicstats.auto_covariance._choice`) on the stored diagnostics."""
+    slopes = np.array(row["params"])[1:]
+    choices = [_choice(BoundaryDiagnostic(k, m, _reasons(m, THRESHOLDS)), slopes[:, k])
+               for k, m in enumerate(_measures(row))]
+    return ", ".join(_source_text(c.estimator, c.intervals) for c in choices)
 
 
 def auto_parallel_rejections(design, n, count, n_boot, n_jobs=1, level=0.05):

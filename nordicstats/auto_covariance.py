@@ -29,12 +29,10 @@ from __future__ import annotations
 
 import numpy as np
 
+from nordicstats.diagnostics import CONSTANT_W
+
 __all__ = ["BoundaryChoice", "PerBoundaryCovariance", "bahadur_only", "per_boundary_covariance",
            "blank_boundaries", "CONSTANT_W", "NO_INTERVALS"]
-
-#: Slopes all below this in absolute value: the fit of the boundary is the constant
-#: classifier; the bootstrap then returns (near) zero spread, which is no standard error.
-CONSTANT_W = 1e-7
 
 
 class BoundaryChoice:
