@@ -34,6 +34,7 @@ __all__ = [
     "BoundaryDiagnostic",
     "CONSTANT_W",
     "check_boundaries",
+    "failed_checks",
     "departure_from_constant",
     "distinct_patterns",
     "margin_share",
@@ -161,8 +162,8 @@ def departure_from_constant(X, signs, slopes, weights=None):
     population version is <= 0 in every u exactly when the population fit is the
     constant classifier, so D is a consistent test of degeneracy: for a regular boundary
     D / se(D) grows like root-n.  The statistic is taken along the fit's own direction
-    u = s w~_k (the data chose u, so under degeneracy it runs high: in the validity
-    study's degenerate boundary its 95% quantile was 1.6).  se(D) adds the variance of
+    u = s w~_k (the data chose u, so under degeneracy it runs high; its measured
+    quantiles are in docs/notes/inference-validity.md).  se(D) adds the variance of
     the minority mean and that of the upper-tail mean, Var((u'x - q)_+) / (p^2 N_maj),
     with q the tail's threshold and p = N_s / N_maj its share of the majority.
 
@@ -355,7 +356,7 @@ def check_boundaries(X, signs, params, params_unconstrained, se_unconstrained, r
                     "margin_share": float(share[k]), "patterns": patterns,
                     "side": int(round(side[k])), "cond": float(cond[k]),
                     "n": int(round(w.sum())), "d": int(X.shape[1])}
-        out.append(BoundaryDiagnostic(k, measures, _reasons(measures, t)))
+        out.append(BoundaryDiagnostic(k, measures, failed_checks(measures, t)))
     return out
 
 
@@ -366,7 +367,7 @@ def is_lattice(m, t=None):
     than ``max_margin_share`` of the rows and more than 3 (d + 1) rows exactly on the
     margin (a continuous design has at most about d + 1 there).  The SVM estimator is
     then not asymptotically normal and the validity study found the bootstrap unreliable
-    too (SE / SD from 0.1 to 3.8), so no standard errors are given.
+    too (docs/notes/inference-validity.md), so no standard errors are given.
     """
     t = THRESHOLDS if t is None else t
     few_patterns = m["patterns"] < t["min_patterns"] and m["patterns"] < m["n"] / 2
@@ -381,19 +382,34 @@ def is_constraint_determined(m, t=None):
 
     Its constrained slopes are then set by the noncrossing constraints at the sample's
     extreme rows.  With unbounded covariates noncrossing over the whole support forces
-    parallel slopes, so the estimates drift with n, at the speed the extremes grow
-    (validity study, logit4 boundary 2|3: slope of x1 0.494, 0.528, 0.555, 0.587 at
-    n = 500, 1,500, 5,000, 200,000 while its Monte Carlo SD at n = 1,500 is 0.051).
+    parallel slopes, so the estimates drift with n, at the speed the extremes grow.
     A separate SVM that is not constant in the sample may still be constant in the
-    population (logit5rare boundary 0|1: constant in 63% of the data sets at n = 1,500,
-    in the others its signal is as large as a regular boundary's, and the intervals of
-    those covered 0.885), hence the test of :func:`departure_from_constant`.
+    population, with a signal as large as a regular boundary's, hence the test of
+    :func:`departure_from_constant`.  The validity study measured both (the drift of
+    logit4's boundary 2|3 and the share of constant fits at logit5rare's 0|1): see
+    docs/notes/inference-validity.md, whose tables ``benchmarks/validity_study.py
+    --summarise`` writes.
     """
     t = THRESHOLDS if t is None else t
     return bool(m["signal"] < t["min_signal"] or m["departure"] < t["min_departure"])
 
 
-def _reasons(m, t):
+def failed_checks(measures, thresholds=None):
+    """Why the sandwich does not apply to a boundary: one sentence per failed check.
+
+    Parameters
+    ----------
+    measures : dict
+        The measures of one boundary (:attr:`BoundaryDiagnostic.measures`).
+    thresholds : dict, optional
+        :data:`THRESHOLDS` by default.
+
+    Returns
+    -------
+    tuple of str
+        Empty when every check passes.
+    """
+    m, t = measures, THRESHOLDS if thresholds is None else thresholds
     reasons = []
     if m["signal"] < t["min_signal"]:
         reasons.append(f"the unconstrained SVM of this boundary is (nearly) constant "
