@@ -20,6 +20,11 @@ sum of its increments across the K-1 boundaries between adjacent levels
 increments; a case of level l then weights its hinge term for boundary k by
 c_{l,k}.  The absolute-error matrix ``|l - j|`` gives all weights 1, the
 unweighted problem.
+
+:func:`check_cost_matrix` is the one validator of cost matrices in the package:
+``NORDIC(cost=)``, the theory helpers, :func:`~nordicstats.metrics.weighted_error`
+and ``tune(scoring=)`` all call it, so the rules and messages are the same
+everywhere.
 """
 
 from __future__ import annotations

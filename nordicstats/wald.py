@@ -26,7 +26,7 @@ from scipy import stats
 __all__ = ["WaldMixin"]
 
 
-def stacked(table):
+def _stacked(table):
     """A Series as is, a terms x boundaries DataFrame column after column (boundary-major)."""
     return np.asarray(table).T.ravel()
 
@@ -45,7 +45,7 @@ class WaldMixin:
 
     def _withheld(self):
         """Stacked mask of the estimates whose z, p-value and interval are withheld."""
-        return np.zeros(stacked(self.params).size, dtype=bool)
+        return np.zeros(_stacked(self.params).size, dtype=bool)
 
     def _summary_index(self):
         return self._wald_index()
@@ -63,7 +63,7 @@ class WaldMixin:
 
     def _interval_se(self):
         """Stacked standard errors, NaN where intervals are withheld."""
-        se = stacked(self.bse)
+        se = _stacked(self.bse)
         return np.where(self._withheld(), np.nan, se)
 
     @property
@@ -74,12 +74,12 @@ class WaldMixin:
     @property
     def tvalues(self):
         """Wald z statistics ``params / bse`` (NaN where intervals are withheld)."""
-        return self._shaped(stacked(self.params) / self._interval_se(), "z")
+        return self._shaped(_stacked(self.params) / self._interval_se(), "z")
 
     @property
     def pvalues(self):
         """Two-sided normal p-values ``2 (1 - Phi(|z|))`` of H0: coefficient = 0."""
-        return self._shaped(2.0 * stats.norm.sf(np.abs(stacked(self.tvalues))), "P>|z|")
+        return self._shaped(2.0 * stats.norm.sf(np.abs(_stacked(self.tvalues))), "P>|z|")
 
     def conf_int(self, alpha=0.05):
         """Wald intervals ``params -+ z_{1-alpha/2} bse``, columns ``lower`` and ``upper``.
@@ -88,7 +88,7 @@ class WaldMixin:
         """
         if not 0 < alpha < 1:
             raise ValueError(f"The 'alpha' parameter must be in (0, 1). Got {alpha!r} instead.")
-        estimates = stacked(self.params)
+        estimates = _stacked(self.params)
         half = stats.norm.ppf(1 - alpha / 2) * self._interval_se()
         ci = pd.DataFrame({"lower": estimates - half, "upper": estimates + half},
                           index=self._wald_index())
@@ -99,10 +99,10 @@ class WaldMixin:
         """coef, std err, z, P>|z| and the interval, one row per estimate."""
         ci = self.conf_int(alpha)
         frame = pd.DataFrame({
-            "coef": stacked(self.params),
-            "std err": stacked(self.bse),
-            "z": stacked(self.tvalues),
-            "P>|z|": stacked(self.pvalues),
+            "coef": _stacked(self.params),
+            "std err": _stacked(self.bse),
+            "z": _stacked(self.tvalues),
+            "P>|z|": _stacked(self.pvalues),
         }, index=self._summary_index())
         frame[f"[{alpha / 2:g}"], frame[f"{1 - alpha / 2:g}]"] = (ci["lower"].to_numpy(),
                                                                   ci["upper"].to_numpy())
