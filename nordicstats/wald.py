@@ -35,6 +35,19 @@ class WaldMixin:
     """``bse``, ``tvalues``, ``pvalues``, ``conf_int`` and ``summary_frame`` from a covariance.
 
     See the module docstring for the hooks a results class provides.
+
+    Examples
+    --------
+    >>> class Fit(WaldMixin):
+    ...     params = pd.Series([1.0, -0.5], index=["x1", "x2"])
+    ...     def _wald_covariance(self):
+    ...         return np.diag([0.25, 0.04])
+    ...     def _wald_index(self):
+    ...         return self.params.index
+    >>> Fit().tvalues.tolist()
+    [2.0, -2.5]
+    >>> Fit().conf_int().round(3).to_numpy().tolist()
+    [[0.02, 1.98], [-0.892, -0.108]]
     """
 
     def _wald_covariance(self):  # pragma: no cover - abstract
