@@ -67,7 +67,7 @@ from nordicstats.covariance import BahadurCovariance, FitArrays, diagnose  # noq
 from nordicstats.diagnostics import (  # noqa: E402
     THRESHOLDS,
     BoundaryDiagnostic,
-    _reasons,
+    failed_checks,
     is_constraint_determined,
     is_lattice,
 )
@@ -320,7 +320,7 @@ def _sources(row):
     """Per boundary, where auto's covariance comes from, decided by the package's own
     rule (:func:`nordicstats.auto_covariance._choice`) on the stored diagnostics."""
     slopes = np.array(row["params"])[1:]
-    choices = [_choice(BoundaryDiagnostic(k, m, _reasons(m, THRESHOLDS)), slopes[:, k])
+    choices = [_choice(BoundaryDiagnostic(k, m, failed_checks(m, THRESHOLDS)), slopes[:, k])
                for k, m in enumerate(_measures(row))]
     return ", ".join(_source_text(c.estimator, c.intervals) for c in choices)
 
@@ -417,7 +417,7 @@ def _withheld(m, intervals):
 def _failing(row):
     """Per boundary: do the diagnostics fail, with the current THRESHOLDS (recomputed from
     the stored measures, so the thresholds can be tuned without rerunning)."""
-    return [bool(_reasons(m, THRESHOLDS)) for m in _measures(row)]
+    return [bool(failed_checks(m, THRESHOLDS)) for m in _measures(row)]
 
 
 def _auto_se(row, source="boot", intervals=False):

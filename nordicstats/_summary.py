@@ -1,18 +1,24 @@
-"""Summary tables of NORDIC fits, built on statsmodels' ``Summary`` and ``SimpleTable``."""
+"""Summary tables of NORDIC and its competitors, built on statsmodels' ``Summary``.
+
+:func:`make_summary` is the one builder: a two-column header, then the tables, then
+the notes.  :func:`build_summary` collects the pieces of a NORDIC fit for it; the
+competitors' ``CompetitorResults.summary`` collect theirs.
+"""
 
 from __future__ import annotations
 
 import warnings
 
 import numpy as np
-from statsmodels.iolib.summary import Summary
+from statsmodels.iolib.summary import Summary, summary_params
 from statsmodels.iolib.table import SimpleTable
+from statsmodels.iolib.tableformatting import fmt_2cols, fmt_params
 
 from nordicstats.exceptions import InferenceWarning
 from nordicstats.solvers.problem import METHOD_NAMES
 from nordicstats.weighting import describe_weighting
 
-__all__ = ["build_summary", "sources_text", "NORDICSummary"]
+__all__ = ["make_summary", "build_summary", "sources_text", "NORDICSummary"]
 
 
 class NORDICSummary(Summary):
@@ -32,6 +38,78 @@ class NORDICSummary(Summary):
         return latex
 
 
+def make_summary(title, left, right, tables=(), notes=(), summary_class=Summary):
+    """Assemble a statsmodels ``Summary``: a two-column header, tables, then notes.
+
+    Parameters
+    ----------
+    title : str
+        Title above the header.
+    left, right : list of (str, object)
+        Header entries (label, value); the shorter column is padded with blanks.
+    tables : sequence of pandas.DataFrame or SimpleTable
+        A DataFrame becomes a numeric table (row labels as stubs, numbers by
+        :func:`format_cell`); a ``SimpleTable`` is added as it is.
+    notes : sequence of str
+        Lines printed below the tables.
+    summary_class : type, default=statsmodels ``Summary``
+        The summary to fill (:class:`NORDICSummary` keeps LaTeX tables apart).
+
+    Returns
+    -------
+    statsmodels.iolib.summary.Summary
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> summary = make_summary("Fit", [("Method:", "SVR")], [("n:", 5)],
+    ...                        [pd.DataFrame({"coef": [0.5]}, index=["x1"])], ["A note."])
+    >>> print(summary)
+                                        Fit
+    ===========================================================================
+    Method:                           SVR n:                                  5
+    =====================
+                     coef
+    ---------------------
+    x1             0.5000
+    =====================
+    <BLANKLINE>
+    A note.
+    """
+    rows = max(len(left), len(right))
+    left = left + [("", "")] * (rows - len(left))
+    right = right + [("", "")] * (rows - len(right))
+    header = SimpleTable([[str(v)] for _, v in left], stubs=[k for k, _ in left], title=title,
+                         txt_fmt=fmt_2cols)
+    header.extend_right(SimpleTable([[str(v)] for _, v in right], stubs=[k for k, _ in right],
+                                    txt_fmt=fmt_2cols))
+    summary = summary_class()
+    summary.tables.append(header)
+    for table in tables:
+        summary.tables.append(table if isinstance(table, SimpleTable) else _numeric_table(table))
+    if notes:
+        summary.add_extra_txt(list(notes))
+    return summary
+
+
+def _numeric_table(frame):
+    cells = [[format_cell(v) for v in row] for row in frame.to_numpy()]
+    return SimpleTable(cells, headers=[str(c) for c in frame.columns],
+                       stubs=[str(i) for i in frame.index], txt_fmt=fmt_params)
+
+
+def format_cell(value):
+    """A table cell: floats with 4 decimals (4 significant digits from 1e4 on), else ``str``."""
+    if isinstance(value, (float, np.floating)):
+        return f"{value:.4f}" if abs(value) < 1e4 else f"{value:.4g}"
+    return str(value)
+
+
+def format_gap(value):
+    """A relative gap: 3 significant digits, ``"n/a"`` when missing or not finite."""
+    return "n/a" if value is None or not np.isfinite(value) else f"{value:.3g}"
+
+
 _ORDER_SOURCE = {
     "categorical": "ordered categorical",
     "explicit": "order= argument",
@@ -41,50 +119,47 @@ _ORDER_SOURCE = {
 
 def build_summary(results, alpha=0.05):
     """Header, classes, boundaries and solver diagnostics of a :class:`NORDICResults`."""
-    model, sr = results.model, results.solver_result
-    smry = NORDICSummary()
+    model, solver_result = results.model, results.solver_result
     left = [
-        ("Dep. Variable:", [model.endog_names]),
-        ("Model:", ["NORDIC"]),
-        ("Method:", [METHOD_NAMES[model.method]]),
-        ("Kernel:", [model.kernel.describe()]),
-        ("C:", [f"{model.C:.4g}"]),
-        ("Date:", [results.fitted_at.strftime("%a, %d %b %Y")]),
-        ("Time:", [results.fitted_at.strftime("%H:%M:%S")]),
+        ("Dep. Variable:", model.endog_names),
+        ("Model:", "NORDIC"),
+        ("Method:", METHOD_NAMES[model.method]),
+        ("Kernel:", model.kernel.describe()),
+        ("C:", f"{model.C:.4g}"),
+        ("Date:", results.fitted_at.strftime("%a, %d %b %Y")),
+        ("Time:", results.fitted_at.strftime("%H:%M:%S")),
     ]
     right = [
-        ("No. Observations:", [str(results.nobs)]),
-        ("No. Classes:", [str(len(model.levels))]),
-        ("Level order:", [_ORDER_SOURCE[model.response.order_source]]),
-        ("Solver:", [sr.solver]),
-        ("Status:", [sr.status]),
-        ("Objective:", [f"{sr.objective:.6g}"]),
-        ("Solver time (s):", [f"{sr.time:.3g}"]),
+        ("No. Observations:", str(results.nobs)),
+        ("No. Classes:", str(len(model.levels))),
+        ("Level order:", _ORDER_SOURCE[model.response.order_source]),
+        ("Solver:", solver_result.solver),
+        ("Status:", solver_result.status),
+        ("Objective:", f"{solver_result.objective:.6g}"),
+        ("Solver time (s):", f"{solver_result.time:.3g}"),
     ]
     if model.method == "nordic1":
-        left.append(("Noncrossing form:", [model.noncrossing]))
+        left.append(("Noncrossing form:", model.noncrossing))
     if model.method == "nordic2":
-        left.append(("Penalty:", [model.penalty]))
-        right.append(("MIP gap:", [_fmt(sr.gap)]))
+        left.append(("Penalty:", model.penalty))
+        right.append(("MIP gap:", format_gap(solver_result.gap)))
     if getattr(model, "n_dropped", 0):
-        left.append(("Rows dropped (NA):", [str(model.n_dropped)]))
+        left.append(("Rows dropped (NA):", str(model.n_dropped)))
     if getattr(model, "n_zero_weight", 0):
-        left.append(("Rows of weight 0:", [str(model.n_zero_weight)]))
+        left.append(("Rows of weight 0:", str(model.n_zero_weight)))
     weighting, _ = _weighting(model)
     if weighting:
-        left.append(("Weighting:", [weighting]))
+        left.append(("Weighting:", weighting))
     right.extend(header_rows(results))  # inference: Cov. Type, Bandwidth
     if len(left) != len(right):
         short = left if len(left) < len(right) else right
-        short.extend([(" ", [" "])] * abs(len(left) - len(right)))
-    smry.add_table_2cols(results, gleft=left, gright=right, title="NORDIC Ordinal Classification",
-                         yname=model.endog_names, xname=list(model.exog_names))
-    smry.tables.append(_class_table(results))
-    smry.tables.append(_boundary_table(results))
-    extra = _coefficient_tables(results, alpha)
-    smry.tables.extend(extra)
-    smry.add_extra_txt(_notes(results))
-    return smry
+        short.extend([(" ", " ")] * abs(len(left) - len(right)))
+    # statsmodels' ``summary_top`` layout: right-hand labels indented by two, 21 wide
+    right = [(f"{'  ' + label:<21}", value) for label, value in right]
+    tables = [_class_table(results), _boundary_table(results),
+              *_coefficient_tables(results, alpha)]
+    return make_summary("NORDIC Ordinal Classification", left, right, tables, _notes(results),
+                        summary_class=NORDICSummary)
 
 
 def _class_table(results):
@@ -106,10 +181,10 @@ def _class_table(results):
 
 
 def _boundary_table(results):
-    sr = results.solver_result
+    solver_result = results.solver_result
     rows = []
     for k, name in enumerate(results.boundary_names):
-        rows.append([name, f"{sr.intercept[k]:.4f}", str(int(results.n_support.iloc[k]))
+        rows.append([name, f"{solver_result.intercept[k]:.4f}", str(int(results.n_support.iloc[k]))
                      if np.isfinite(results.n_support.iloc[k]) else "n/a"])
     return SimpleTable(rows, headers=["boundary", "intercept", "support vectors"],
                        title="Boundaries")
@@ -128,31 +203,32 @@ def _coefficient_tables(results, alpha):
 
 
 def _notes(results):
-    sr = results.solver_result
+    solver_result = results.solver_result
     price = results.price_of_noncrossing
-    cert = getattr(sr, "certificate", None)
-    primal = sr.max_violation if cert is None else cert.primal_violation
+    certificate = getattr(solver_result, "certificate", None)
+    primal = solver_result.max_violation if certificate is None else certificate.primal_violation
     lines = [
         f"Training crossing rate: {results.crossing_rate():.4f}; largest noncrossing-constraint "
         f"violation {primal:.2g}.",
     ]
-    active = sr.info.get("active_noncrossing")
+    active = solver_result.info.get("active_noncrossing")
     if active is not None and results.model.method != "bsvm":
         lines.append(f"Active noncrossing constraints at the solution: {active}.")
     if price:
         increase = price["objective_increase"]
         # differences below the solvers' 1e-8 relative accuracy are reported as zero
-        shown = ("+0 within solver tolerance" if abs(increase) <= 1e-8 * abs(sr.objective)
-                 else f"+{increase:.4g}")
+        negligible = abs(increase) <= 1e-8 * abs(solver_result.objective)
+        shown = "+0 within solver tolerance" if negligible else f"+{increase:.4g}"
         lines.append(
-            f"Price of noncrossing: objective {sr.objective:.6g} vs BSVM "
+            f"Price of noncrossing: objective {solver_result.objective:.6g} vs BSVM "
             f"{price['bsvm_objective']:.6g} ({shown}); the separate "
             f"SVMs cross on {100 * price['bsvm_crossing_rate']:.1f}% of training rows."
         )
-    lines.append(_certificate_line(sr))
-    if sr.status != "optimal":
-        lines.append(f"WARNING: the solver stopped with status '{sr.status}' ({sr.message}); "
-                     f"the relative gap is {_fmt(sr.gap)}.")
+    lines.append(_certificate_line(solver_result))
+    if solver_result.status != "optimal":
+        lines.append(f"WARNING: the solver stopped with status '{solver_result.status}' "
+                     f"({solver_result.message}); the relative gap is "
+                     f"{format_gap(solver_result.gap)}.")
     if len(results.levels) == 2:
         lines.append("K = 2: a single boundary, i.e. an ordinary SVM; noncrossing is void.")
     note = _weighting(results.model)[1]
@@ -162,13 +238,13 @@ def _notes(results):
     return lines
 
 
-def _certificate_line(sr):
+def _certificate_line(solver_result):
     """The optimality certificate (gap and largest violation) of any solver's answer."""
-    cert = getattr(sr, "certificate", None)
-    if cert is None:  # results pickled before certificates existed
-        return (f"Certificate: relative gap {_fmt(sr.gap)}, largest violation "
-                f"{sr.max_violation:.2g}.")
-    return f"Certificate: {cert.describe()}."
+    certificate = getattr(solver_result, "certificate", None)
+    if certificate is None:  # results pickled before certificates existed
+        return (f"Certificate: relative gap {format_gap(solver_result.gap)}, largest violation "
+                f"{solver_result.max_violation:.2g}.")
+    return f"Certificate: {certificate.describe()}."
 
 
 def _weighting(model):
@@ -176,15 +252,9 @@ def _weighting(model):
                               model.levels)
 
 
-def _fmt(value):
-    return "n/a" if value is None or not np.isfinite(value) else f"{value:.3g}"
-
-
 # --- inference pieces of the summary ---------------------------------------------------------
 def coefficient_tables(results, alpha=0.05):
     """One statsmodels parameter table per boundary (coef, std err, z, P>|z|, interval)."""
-    from statsmodels.iolib.summary import summary_params
-
     terms = list(results.params.index)
     ci = results.conf_int(alpha).to_numpy()
     tables = []
@@ -219,11 +289,11 @@ def header_rows(results):
     cov = results.covariance
     if cov is None:
         return []
-    rows = [("Cov. Type:", [cov.cov_type])]
+    rows = [("Cov. Type:", cov.cov_type)]
     if cov.bandwidths is not None:
-        rows.append(("Bandwidth:", [", ".join(f"{h:.4g}" for h in cov.bandwidths)]))
+        rows.append(("Bandwidth:", ", ".join(f"{h:.4g}" for h in cov.bandwidths)))
     if cov.cov_type == "bootstrap" or any(c.estimator == "bootstrap" for c in cov.sources):
-        rows.append(("Replicates:", [str(cov.cov_kwds["n_boot"])]))
+        rows.append(("Replicates:", str(cov.cov_kwds["n_boot"])))
     return rows
 
 

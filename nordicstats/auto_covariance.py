@@ -6,20 +6,22 @@ boundary the diagnostics of :mod:`nordicstats.diagnostics` decide whether the Ba
 representation of Koo et al. (2008), transferred to the constrained fit by the paper's
 Theorem 1, applies.  Where it does, the boundary's block of the covariance is the
 sandwich H_k^{-1} G_kk H_k^{-1} / n; where it does not, the rows and columns of that
-boundary come from the case-resampling bootstrap (the validity study,
-``docs/notes/inference-validity.md``, measured the naive n-out-of-n bootstrap at
-constrained boundaries and found it in line with the Monte Carlo SD).  Boundaries on
-a lattice design (no continuous covariate) get no standard errors at all: the study
-found the bootstrap there off by factors of 0.1 to 3.8.  A boundary whose
+boundary come from the case-resampling bootstrap (the validity study measured the
+naive n-out-of-n bootstrap at constrained boundaries against the Monte Carlo SD).
+Boundaries on a lattice design (no continuous covariate) get no standard errors at
+all: the study found the bootstrap unreliable there too.  A boundary whose
 unconstrained fit is (nearly) constant, or not distinguishable from the constant
 classifier, is set by the noncrossing constraints at the sample's extreme rows; its
 estimates drift with n toward a limit that the constraints
-over the whole support define (the study measured the drift), so it gets bootstrap
+over the whole support define, so it gets bootstrap
 standard errors -- right for the spread at this n -- but no z values, p-values or
 intervals (``BoundaryChoice.intervals`` is False).  Cross blocks between a
 sandwich boundary and a bootstrap boundary come from the bootstrap, shrunk toward 0
 just enough for the joint matrix to be positive semi-definite; the variances, hence
 the standard errors, are exactly those of the two estimators.
+
+The measurements behind these choices are in ``docs/notes/inference-validity.md``, whose
+tables ``benchmarks/validity_study.py --summarise`` writes; numbers live there, not here.
 
 ``cov_type="bahadur"`` runs the same diagnostics and returns NaN for the failing
 boundaries (:func:`bahadur_only`; the caller warns, naming boundary and reason).

@@ -1,4 +1,4 @@
-"""The main job: every method on the built-in balance-scale data.
+"""Demo: every method on the built-in balance-scale data.
 
 Run ``python -m nordicstats.demo`` (or ``bash scripts/run_demo.sh``).  It splits
 the 625 balance-scale rows (paper, Section 7) into a stratified training set and

@@ -34,6 +34,7 @@ __all__ = [
     "BoundaryDiagnostic",
     "CONSTANT_W",
     "check_boundaries",
+    "failed_checks",
     "departure_from_constant",
     "distinct_patterns",
     "margin_share",
@@ -161,8 +162,8 @@ def departure_from_constant(X, signs, slopes, weights=None):
     population version is <= 0 in every u exactly when the population fit is the
     constant classifier, so D is a consistent test of degeneracy: for a regular boundary
     D / se(D) grows like root-n.  The statistic is taken along the fit's own direction
-    u = s w~_k (the data chose u, so under degeneracy it runs high: in the validity
-    study's degenerate boundary its 95% quantile was 1.6).  se(D) adds the variance of
+    u = s w~_k (the data chose u, so under degeneracy it runs high; its measured
+    quantiles are in docs/notes/inference-validity.md).  se(D) adds the variance of
     the minority mean and that of the upper-tail mean, Var((u'x - q)_+) / (p^2 N_maj),
     with q the tail's threshold and p = N_s / N_maj its share of the majority.
 
@@ -337,7 +338,7 @@ def check_boundaries(X, signs, params, params_unconstrained, se_unconstrained, r
     -------
     list of BoundaryDiagnostic
     """
-    t = {**THRESHOLDS, **(thresholds or {})}
+    limit = {**THRESHOLDS, **(thresholds or {})}
     X, signs = np.asarray(X, dtype=float), np.asarray(signs)
     w = np.ones(X.shape[0]) if weights is None else np.asarray(weights, dtype=float)
     in_loss = 1.0 if loss_weights is None else (np.asarray(loss_weights) > 0)
@@ -345,7 +346,7 @@ def check_boundaries(X, signs, params, params_unconstrained, se_unconstrained, r
     departure = departure_from_constant(X, signs, np.asarray(params_unconstrained)[1:],
                                         w[:, None] * in_loss)
     gap = standardized_gap(params, params_unconstrained, se_unconstrained)
-    share = margin_share(residuals, t["margin_tol"], w)
+    share = margin_share(residuals, limit["margin_tol"], w)
     patterns = distinct_patterns(X)
     side = side_counts(signs, w[:, None] * in_loss)
     out = []
@@ -355,66 +356,82 @@ def check_boundaries(X, signs, params, params_unconstrained, se_unconstrained, r
                     "margin_share": float(share[k]), "patterns": patterns,
                     "side": int(round(side[k])), "cond": float(cond[k]),
                     "n": int(round(w.sum())), "d": int(X.shape[1])}
-        out.append(BoundaryDiagnostic(k, measures, _reasons(measures, t)))
+        out.append(BoundaryDiagnostic(k, measures, failed_checks(measures, limit)))
     return out
 
 
-def is_lattice(m, t=None):
+def is_lattice(measures, thresholds=None):
     """True when the design has no continuous part (from the measures of one boundary).
 
     Few distinct covariate rows (fewer than ``min_patterns`` and than n / 2), or more
     than ``max_margin_share`` of the rows and more than 3 (d + 1) rows exactly on the
     margin (a continuous design has at most about d + 1 there).  The SVM estimator is
     then not asymptotically normal and the validity study found the bootstrap unreliable
-    too (SE / SD from 0.1 to 3.8), so no standard errors are given.
+    too (docs/notes/inference-validity.md), so no standard errors are given.
     """
-    t = THRESHOLDS if t is None else t
-    few_patterns = m["patterns"] < t["min_patterns"] and m["patterns"] < m["n"] / 2
-    on_margin = (m["margin_share"] > t["max_margin_share"]
-                 and m["margin_share"] * m["n"] > 3 * (m["d"] + 1))
+    value, limit = measures, THRESHOLDS if thresholds is None else thresholds
+    few_patterns = value["patterns"] < limit["min_patterns"] and value["patterns"] < value["n"] / 2
+    on_margin = (value["margin_share"] > limit["max_margin_share"]
+                 and value["margin_share"] * value["n"] > 3 * (value["d"] + 1))
     return bool(few_patterns or on_margin)
 
 
-def is_constraint_determined(m, t=None):
+def is_constraint_determined(measures, thresholds=None):
     """True when the unconstrained (BSVM) fit of the boundary is (nearly) constant, or
     not distinguishable from the constant classifier.
 
     Its constrained slopes are then set by the noncrossing constraints at the sample's
     extreme rows.  With unbounded covariates noncrossing over the whole support forces
-    parallel slopes, so the estimates drift with n, at the speed the extremes grow
-    (validity study, logit4 boundary 2|3: slope of x1 0.494, 0.528, 0.555, 0.587 at
-    n = 500, 1,500, 5,000, 200,000 while its Monte Carlo SD at n = 1,500 is 0.051).
+    parallel slopes, so the estimates drift with n, at the speed the extremes grow.
     A separate SVM that is not constant in the sample may still be constant in the
-    population (logit5rare boundary 0|1: constant in 63% of the data sets at n = 1,500,
-    in the others its signal is as large as a regular boundary's, and the intervals of
-    those covered 0.885), hence the test of :func:`departure_from_constant`.
+    population, with a signal as large as a regular boundary's, hence the test of
+    :func:`departure_from_constant`.  The validity study measured both (the drift of
+    logit4's boundary 2|3 and the share of constant fits at logit5rare's 0|1): see
+    docs/notes/inference-validity.md, whose tables ``benchmarks/validity_study.py
+    --summarise`` writes.
     """
-    t = THRESHOLDS if t is None else t
-    return bool(m["signal"] < t["min_signal"] or m["departure"] < t["min_departure"])
+    value, limit = measures, THRESHOLDS if thresholds is None else thresholds
+    return bool(value["signal"] < limit["min_signal"]
+                or value["departure"] < limit["min_departure"])
 
 
-def _reasons(m, t):
+def failed_checks(measures, thresholds=None):
+    """Why the sandwich does not apply to a boundary: one sentence per failed check.
+
+    Parameters
+    ----------
+    measures : dict
+        The measures of one boundary (:attr:`BoundaryDiagnostic.measures`).
+    thresholds : dict, optional
+        :data:`THRESHOLDS` by default.
+
+    Returns
+    -------
+    tuple of str
+        Empty when every check passes.
+    """
+    value, limit = measures, THRESHOLDS if thresholds is None else thresholds
     reasons = []
-    if m["signal"] < t["min_signal"]:
+    if value["signal"] < limit["min_signal"]:
         reasons.append(f"the unconstrained SVM of this boundary is (nearly) constant "
-                       f"(sd of x'w = {m['signal']:.3g} < {t['min_signal']:g}), so the "
+                       f"(sd of x'w = {value['signal']:.3g} < {limit['min_signal']:g}), so the "
                        "noncrossing constraints, not the hinge loss, set its slopes")
-    elif m["departure"] < t["min_departure"]:
+    elif value["departure"] < limit["min_departure"]:
         reasons.append(f"the unconstrained SVM of this boundary is not distinguishable from "
-                       f"the constant classifier (departure z = {m['departure']:.3g} < "
-                       f"{t['min_departure']:g}), so the noncrossing constraints, not the "
+                       f"the constant classifier (departure z = {value['departure']:.3g} < "
+                       f"{limit['min_departure']:g}), so the noncrossing constraints, not the "
                        "hinge loss, may set its slopes")
-    elif m["gap"] > t["max_gap"]:
+    elif value["gap"] > limit["max_gap"]:
         reasons.append(f"the constrained and unconstrained coefficients differ by "
-                       f"{m['gap']:.3g} standard errors (> {t['max_gap']:g}): the noncrossing "
-                       "constraints bind")
-    if is_lattice(m, t):
-        reasons.append(f"the covariates have no continuous part ({m['patterns']} distinct "
-                       f"rows, {100 * m['margin_share']:.1f}% of rows exactly on the margin), "
-                       "so the margin residual has no density at 0")
-    if m["side"] < t["min_side"]:
-        reasons.append(f"only {m['side']} observations on one side (< {t['min_side']})")
-    if not m["cond"] <= t["cond_max"]:
+                       f"{value['gap']:.3g} standard errors (> {limit['max_gap']:g}): the "
+                       "noncrossing constraints bind")
+    if is_lattice(value, limit):
+        reasons.append(f"the covariates have no continuous part ({value['patterns']} distinct "
+                       f"rows, {100 * value['margin_share']:.1f}% of rows exactly on the "
+                       "margin), so the margin residual has no density at 0")
+    if value["side"] < limit["min_side"]:
+        reasons.append(f"only {value['side']} observations on one side (< {limit['min_side']})")
+    if not value["cond"] <= limit["cond_max"]:
         reasons.append(f"the estimated Hessian H is near-singular (scaled condition number "
-                       f"{m['cond']:.3g} > {t['cond_max']:.0e})")
+                       f"{value['cond']:.3g} > {limit['cond_max']:.0e})")
     return tuple(reasons)

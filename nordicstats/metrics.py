@@ -23,6 +23,9 @@ import numbers
 import numpy as np
 import pandas as pd
 
+from nordicstats.costs import check_cost_matrix
+from nordicstats.weighting import check_case_weights
+
 __all__ = [
     "ordinal_codes",
     "error_rate",
@@ -145,10 +148,13 @@ def weighted_error(y_true, y_pred, cost_matrix, labels=None, sample_weight=None)
     y_true, y_pred : array-like of shape (n,)
     cost_matrix : array-like of shape (K, K) or pandas.DataFrame
         ``cost[true, predicted]``: row = true class, column = predicted class,
-        non-negative and finite.  A DataFrame is matched to the labels by its
-        index (true) and columns (predicted) and, if ``labels`` is not given,
-        its index gives the order of the levels.  A plain array follows the
-        order of ``labels`` (or of the categoricals / sorted numbers).
+        nonnegative and finite (checked by
+        :func:`nordicstats.costs.check_cost_matrix` with ``ordinal=False``: a
+        scoring table need not be zero on the diagonal or grow away from it).  A
+        DataFrame is matched to the labels by its index (true) and columns
+        (predicted) and, if ``labels`` is not given, its index gives the order of
+        the levels.  A plain array follows the order of ``labels`` (or of the
+        categoricals / sorted numbers).
     labels : sequence, optional
 
     Returns
@@ -163,7 +169,7 @@ def weighted_error(y_true, y_pred, cost_matrix, labels=None, sample_weight=None)
     if isinstance(cost_matrix, pd.DataFrame) and labels is None:
         labels = list(cost_matrix.index)
     t, p, levels = ordinal_codes(y_true, y_pred, labels)
-    cost = _check_costs(cost_matrix, levels)
+    cost = check_cost_matrix(cost_matrix, name="cost_matrix", levels=levels, ordinal=False)
     return _mean(cost[t, p], sample_weight)
 
 
@@ -171,8 +177,6 @@ def _mean(values, sample_weight):
     """Plain or case-weighted mean (weights: nonnegative, one per observation)."""
     if sample_weight is None:
         return float(np.mean(values))
-    from nordicstats.weighting import check_case_weights
-
     w = check_case_weights(sample_weight, np.size(values), owner="the metric",
                            name="sample_weight")
     if w.sum() == 0:
@@ -284,24 +288,3 @@ def _levels(true_values, pred_values, labels, need_order):
         return sorted(observed)
     except TypeError as exc:
         raise ValueError("labels of mixed types cannot be sorted; pass labels=[...].") from exc
-
-
-def _check_costs(cost_matrix, levels):
-    K = len(levels)
-    if isinstance(cost_matrix, pd.DataFrame):
-        missing = [lv for lv in levels if lv not in cost_matrix.index or lv not in
-                   cost_matrix.columns]
-        if missing:
-            raise ValueError(f"cost_matrix has no row/column for level(s) {missing}; its index "
-                             "(true class) and columns (predicted class) must list every level.")
-        cost_matrix = cost_matrix.loc[levels, levels]
-    try:
-        cost = np.asarray(cost_matrix, dtype=float)
-    except (TypeError, ValueError) as exc:
-        raise ValueError(f"cost_matrix must be numeric ({exc}).") from exc
-    if cost.shape != (K, K):
-        raise ValueError(f"cost_matrix must be ({K}, {K}) for the {K} levels {levels} "
-                         f"(row = true, column = predicted); got shape {cost.shape}.")
-    if not np.all(np.isfinite(cost)) or np.any(cost < 0):
-        raise ValueError(f"cost_matrix must hold finite non-negative costs; got {cost.tolist()}.")
-    return cost

@@ -12,12 +12,13 @@ import dataclasses
 import numpy as np
 
 from nordicstats._validation import check_choice, check_positive
+from nordicstats.costs import check_cost_matrix
 from nordicstats.data import binary_signs
 from nordicstats.kernels import check_gram, make_kernel
 from nordicstats.ordinal import OrdinalModel
 from nordicstats.results import NORDICResults
 from nordicstats.solvers import METHODS, NONCROSSING, NordicProblem, choose_solver, solve
-from nordicstats.weighting import check_case_weights, check_cost, hinge_weights
+from nordicstats.weighting import check_case_weights, hinge_weights
 
 __all__ = ["NORDIC"]
 
@@ -151,7 +152,8 @@ class NORDIC(OrdinalModel):
             self.n_zero_weight = int((~keep).sum())
             self.response = dataclasses.replace(self.response, codes=self.response.codes[keep])
             self.exog, self.weights = self.exog[keep], self.weights[keep]
-        self.cost = None if cost is None else check_cost(cost, levels)
+        self.cost = None if cost is None else check_cost_matrix(
+            cost, name="The 'cost' parameter of NORDIC", levels=levels)
         self.hinge_weights = hinge_weights(self.response.codes, levels, self.weights, self.cost)
 
     # --- fitting -----------------------------------------------------------------------------

@@ -10,7 +10,6 @@ from functools import cached_property, partial
 
 import numpy as np
 import pandas as pd
-from scipy import stats
 
 from nordicstats._summary import build_summary, sources_text
 from nordicstats.auto_covariance import blank_boundaries
@@ -21,10 +20,11 @@ from nordicstats.hypotheses import parallel_restrictions, parse_restrictions, wa
 from nordicstats.ordinal import OrdinalResults
 from nordicstats.solvers import solve
 from nordicstats.solvers.problem import count_crossings
+from nordicstats.wald import WaldMixin
 
 __all__ = ["NORDICResults"]
 
-class NORDICResults(OrdinalResults):
+class NORDICResults(WaldMixin, OrdinalResults):
     """Results of :meth:`NORDIC.fit`.
 
     Attributes
@@ -213,35 +213,23 @@ class NORDICResults(OrdinalResults):
         index = param_index(self)
         return pd.DataFrame(self._require_cov().cov, index=index, columns=index)
 
-    @property
-    def bse(self):
-        """Standard errors, shaped like ``params`` (NaN where not available, with a warning)."""
-        return as_table(self, np.sqrt(np.diag(self._require_cov().cov)))
+    def _wald_covariance(self):  # WaldMixin: bse, tvalues, pvalues, conf_int, summary_frame
+        return self._require_cov().cov
 
-    @property
-    def tvalues(self):
-        """z statistics params / bse (NaN where :attr:`cov_sources` withholds intervals)."""
-        return self.params / self._interval_se()
+    def _wald_index(self):
+        return param_index(self)
 
-    def _interval_se(self):
-        """``bse`` with NaN for the boundaries whose estimates have no fixed limit to test
-        or cover (``cov_sources["intervals"]`` False: set by the noncrossing constraints)."""
-        se = self.bse
+    def _withheld(self):
+        """Per estimate: withheld z, p-value and interval (``cov_sources["intervals"]`` False:
+        a boundary set by the noncrossing constraints, whose estimates have no fixed limit)."""
         withheld = [not c.intervals for c in self._require_cov().sources]
-        return se.where(~np.broadcast_to(withheld, se.shape))
+        return np.repeat(withheld, self.params.shape[0])
 
     def _interval_cov(self):
         """The joint covariance with NaN rows and columns where intervals are withheld."""
         cov = self._require_cov()
         withheld = [k for k, c in enumerate(cov.sources) if not c.intervals]
         return blank_boundaries(cov.cov, withheld, self.params.shape[0])
-
-    @property
-    def pvalues(self):
-        """Two-sided normal p-values of H0: coefficient = 0."""
-        z = self.tvalues
-        return pd.DataFrame(2.0 * stats.norm.sf(np.abs(z.to_numpy())), index=z.index,
-                            columns=z.columns)
 
     @property
     def bandwidth(self):
@@ -267,21 +255,11 @@ class NORDICResults(OrdinalResults):
                              "reason": [c.reason for c in sources]},
                             index=pd.Index(list(self.boundary_names), name="boundary"))
 
-    def conf_int(self, alpha=0.05):
-        """Wald intervals beta^ -+ z_{1-alpha/2} se, rows (boundary, term), columns lower/upper.
-
-        NaN where :attr:`cov_sources` withholds intervals.  ``.attrs["cov_sources"]`` is
-        :attr:`cov_sources` as a dict ``{boundary: {"estimator": ..., "intervals": ...,
-        "reason": ...}}``.
-        """
-        if not 0 < alpha < 1:
-            raise ValueError(f"The 'alpha' parameter must be in (0, 1). Got {alpha!r} instead.")
-        est, se = self.params.to_numpy().T.ravel(), self._interval_se().to_numpy().T.ravel()
-        half = stats.norm.ppf(1 - alpha / 2) * se
-        ci = pd.DataFrame({"lower": est - half, "upper": est + half}, index=param_index(self))
-        # which estimator, per boundary, and why (a plain dict: pandas compares attrs)
-        ci.attrs["cov_sources"] = self.cov_sources.to_dict(orient="index")
-        return ci
+    def _conf_int_attrs(self):
+        """``conf_int().attrs["cov_sources"]``: :attr:`cov_sources` as a dict ``{boundary:
+        {"estimator": ..., "intervals": ..., "reason": ...}}`` (a plain dict: pandas
+        compares attrs)."""
+        return {"cov_sources": self.cov_sources.to_dict(orient="index")}
 
     def summary_frame(self, alpha=0.05):
         """The summary's coefficient blocks as one DataFrame indexed by (boundary, term).
@@ -297,7 +275,10 @@ class NORDICResults(OrdinalResults):
             index = pd.MultiIndex.from_product([list(self.boundary_names), list(table.index)],
                                                names=["boundary", "term"])
             return pd.DataFrame({"coef": table.to_numpy().T.ravel()}, index=index)
-        return _summary_frame(self, alpha)
+        frame = super().summary_frame(alpha)
+        frame["se source"] = np.repeat(self.cov_sources["estimator"].to_numpy(),
+                                       self.params.shape[0])
+        return frame
 
     def wald_test(self, r_matrix, q=None):
         """Chi-square Wald test of linear restrictions R beta = q across boundaries.
@@ -535,27 +516,3 @@ def param_index(results):
 def param_labels(results):
     """``term@boundary`` labels used by the restriction parser."""
     return [f"{term}@{boundary}" for boundary, term in param_index(results)]
-
-
-def as_table(results, vector):
-    """Boundary-major vector -> DataFrame shaped like ``results.params``."""
-    params = results.params
-    return pd.DataFrame(np.asarray(vector).reshape(params.shape[1], params.shape[0]).T,
-                        index=params.index, columns=params.columns)
-
-
-def _summary_frame(results, alpha=0.05):
-    """One row per (boundary, term): coef, std err, z, P>|z| and the interval."""
-    lo, hi = f"[{alpha / 2:g}", f"{1 - alpha / 2:g}]"
-    ci = results.conf_int(alpha)
-    frame = pd.DataFrame({
-        "coef": results.params.to_numpy().T.ravel(),
-        "std err": results.bse.to_numpy().T.ravel(),
-        "z": results.tvalues.to_numpy().T.ravel(),
-        "P>|z|": results.pvalues.to_numpy().T.ravel(),
-    }, index=param_index(results))
-    frame[lo], frame[hi] = ci["lower"].to_numpy(), ci["upper"].to_numpy()
-    frame["se source"] = np.repeat(results.cov_sources["estimator"].to_numpy(),
-                                   results.params.shape[0])
-    return frame
-

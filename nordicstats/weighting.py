@@ -1,4 +1,4 @@
-"""Case weights and cost matrices: validation and the map to per-(case, boundary) hinge weights.
+"""Case weights and cost matrices: the map to per-(case, boundary) hinge weights.
 
 NORDIC's loss is C sum_{k,i} c_{i,k} xi_{k,i} (see
 :class:`~nordicstats.solvers.NordicProblem`); this module computes the weights
@@ -19,6 +19,8 @@ c_{i,k} from what users bring:
   (symmetrically for j < l), so the weighted count of wrong-side boundaries is
   exactly the misclassification cost, and the weighted hinge is its convex
   surrogate.  The absolute-error matrix ``|l - j|`` gives all ones, the unweighted fit.
+  The matrix is validated by :func:`nordicstats.costs.check_cost_matrix`, the
+  package's one set of rules for cost matrices.
 
 Both together multiply: c_{i,k} = w_i ``|cost[y_i, k+1] - cost[y_i, k]|``.
 """
@@ -26,11 +28,10 @@ Both together multiply: c_{i,k} = w_i ``|cost[y_i, k+1] - cost[y_i, k]|``.
 from __future__ import annotations
 
 import numpy as np
-import pandas as pd
 
-from nordicstats.costs import check_cost_matrix, cost_to_boundary_weights
+from nordicstats.costs import cost_to_boundary_weights
 
-__all__ = ["check_case_weights", "check_cost", "hinge_weights", "describe_weighting"]
+__all__ = ["check_case_weights", "hinge_weights", "describe_weighting"]
 
 
 def check_case_weights(weights, n, codes=None, levels=None, owner="NORDIC", name="weights"):
@@ -81,46 +82,11 @@ def check_case_weights(weights, n, codes=None, levels=None, owner="NORDIC", name
     return w
 
 
-def check_cost(cost, levels, owner="NORDIC"):
-    """Return the cost matrix as a K x K float array ordered like ``levels``.
-
-    Aligns a labelled matrix to the model's levels and validates it with
-    :func:`nordicstats.costs.check_cost_matrix` (the one set of rules).
-
-    Parameters
-    ----------
-    cost : array-like of shape (K, K) or pandas.DataFrame
-        cost[l, j]: cost of predicting level j for a case of level l.  A
-        DataFrame (or an R matrix with dimnames) must be labelled by the levels
-        on both axes and is reordered to them.
-    levels : sequence
-        The K levels, lowest first.
-
-    Raises
-    ------
-    ValueError
-        Wrong shape or labels, non-finite or negative entries, a nonzero
-        diagonal, or a row that decreases away from the diagonal (the message
-        names the row and its level).
-
-    Examples
-    --------
-    >>> check_cost([[0, 1, 3], [1, 0, 1], [2, 1, 0]], ["a", "b", "c"]).shape
-    (3, 3)
-    """
-    K = len(levels)
-    if isinstance(cost, pd.DataFrame):
-        cost = _reorder_frame(cost, levels, owner)
-    elif np.shape(cost) == (K, K):
-        cost = pd.DataFrame(cost, index=list(levels), columns=list(levels))
-    return check_cost_matrix(cost, name=f"The 'cost' parameter of {owner}", n_levels=K)
-
-
 def hinge_weights(codes, levels, weights=None, cost=None):
     """The (n, K-1) hinge weights w_i ``|cost[y_i, k+1] - cost[y_i, k]|``, or None when unweighted.
 
     ``weights`` and ``cost`` must already be checked (:func:`check_case_weights`,
-    :func:`check_cost`).
+    :func:`nordicstats.costs.check_cost_matrix`).
     """
     if weights is None and cost is None:
         return None
@@ -156,23 +122,6 @@ def describe_weighting(weights, cost, levels):
         return labels[0], "Hinge terms weighted by " + notes[0] + "."
     return " x ".join(labels), ("Hinge terms weighted by " + " x ".join(notes)
                                 + f"; boundary k of a level-l case carries {carries}.")
-
-
-def _reorder_frame(cost, levels, owner):
-    index, columns = [_as_labels(cost.index, levels), _as_labels(cost.columns, levels)]
-    for axis, labels in (("row", index), ("column", columns)):
-        if sorted(map(str, labels)) != sorted(map(str, levels)) or len(set(labels)) != len(labels):
-            raise ValueError(f"The 'cost' parameter of {owner} must be labelled by the levels "
-                             f"{list(levels)} on both axes; its {axis} labels are {list(labels)}.")
-    frame = cost.copy()
-    frame.index, frame.columns = index, columns
-    return frame.loc[list(levels), list(levels)]
-
-
-def _as_labels(labels, levels):
-    """Match labels to the levels, also when one side is strings (e.g. from R's dimnames)."""
-    by_str = {str(level): level for level in levels}
-    return [label if label in levels else by_str.get(str(label), label) for label in labels]
 
 
 def _short(value):

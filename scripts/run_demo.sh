@@ -1,5 +1,5 @@
 #!/bin/sh
-# The main job: set up Python, then fit every method on the built-in balance-scale
+# Demo: set up Python, then fit every method on the built-in balance-scale
 # data and print a NORDIC summary and a comparison table (nordicstats.demo).
 set -eu
 ROOT=$(CDPATH= cd -- "$(dirname -- "$0")/.." && pwd)

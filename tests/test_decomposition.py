@@ -26,7 +26,7 @@ from nordicstats.solvers.decomposition import intercepts_by_pooling, solve_dual_
 from nordicstats.solvers.qp import fit_intercepts, solve_quadprog
 
 # quadprog with the proximal refinements reaches ~1e-9 relative (tests/test_qp.py);
-# the brief's agreement target is 1e-6 relative, and feasibility 1e-7.
+# required here: objectives agree to 1e-6 relative, constraints hold to 1e-7.
 OBJ_RTOL = 1e-6
 FEAS_TOL = 1e-7
 

@@ -159,7 +159,7 @@ def logit4_fit():
 
 
 def test_auto_bootstraps_the_degenerate_boundary(logit4_fit):
-    """The issue's example: boundary 2|3's BSVM is the constant classifier."""
+    """A degenerate boundary: boundary 2|3's BSVM is the constant classifier."""
     with pytest.warns(InferenceWarning, match=r"Boundary 2\|3: bootstrap standard errors"):
         res = logit4_fit.get_robustcov_results("auto", {"n_boot": 60, "disable": True})
     sources = res.cov_sources

@@ -20,7 +20,7 @@ from nordicstats.solvers.qp import solve_quadprog
 
 pytest.importorskip("piqp")
 
-OBJ_RTOL = 1e-6  # brief's target; measured agreement ~1e-9
+OBJ_RTOL = 1e-6  # required agreement of the objectives; measured ~1e-9
 FEAS_TOL = 1e-7
 
 

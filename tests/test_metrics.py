@@ -101,9 +101,10 @@ def test_invalid_inputs():
         error_rate([1, None], [1, 2])
     with pytest.raises(ValueError, match=r"must be \(3, 3\)"):
         weighted_error(TRUE, PRED, np.zeros((2, 2)), labels=LEVELS)
-    with pytest.raises(ValueError, match="non-negative"):
+    with pytest.raises(ValueError, match="finite nonnegative"):
         weighted_error(TRUE, PRED, -BALANCE_COSTS)
-    with pytest.raises(ValueError, match="no row/column"):
+    with pytest.raises(ValueError, match=r"labelled by the levels \[1, 2\].*no row for "
+                       r"level\(s\) \[1, 2\]"):
         weighted_error([1, 2], [1, 2], BALANCE_COSTS, labels=[1, 2])
     with pytest.raises(ValueError, match="'normalize' parameter"):
         confusion_matrix(TRUE, PRED, normalize="columns")

@@ -19,6 +19,7 @@ from nordicstats.theory import (
     bayes_rule_multiclass,
     bayes_rule_ordinal,
     conditional_risk,
+    design_probabilities,
     donut_probabilities,
     excess_risk,
     fisher_consistency,
@@ -433,3 +434,24 @@ def test_plot_mode_vs_median_writes_png(tmp_path):
     assert path.stat().st_size > 5000
     assert path.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     matplotlib.pyplot.close(ax.figure)
+
+
+def test_one_class_code_check_for_rules_and_predictions():
+    """conditional_risk and excess_risk read predictions the same way (codes or categoricals)."""
+    X = [[2.0, 0.0], [-3.0, 0.0]]
+    eta = design_probabilities("donut", X, 0.0)
+    labels = pd.Categorical([3, 1], categories=[1, 2, 3], ordered=True)
+    # a categorical gives its codes: labels 3, 1 are codes 2, 0, the Bayes classes here
+    assert excess_risk(labels, X, "donut", sigma=0.0) == 0.0
+    np.testing.assert_array_equal(conditional_risk(eta, labels), conditional_risk(eta, [2, 0]))
+    # one int stands for every row in both
+    np.testing.assert_array_equal(conditional_risk(eta, 0), conditional_risk(eta, [0, 0]))
+    assert excess_risk(0, X, "donut", sigma=0.0) == pytest.approx(
+        float(np.mean(1 - eta[:, 0] - (1 - eta.max(axis=1)))), abs=1e-15)
+    for call in (lambda p: conditional_risk(eta, p), lambda p: excess_risk(p, X, "donut")):
+        with pytest.raises(ValueError, match=r"class codes in 0..2; got values from 1 to 3\. "
+                                             "Shift labels 1..K down by one"):
+            call(np.array([1, 3]))
+        with pytest.raises(ValueError, match=r"2 integer class codes in 0..2 \(or a categorical\)"
+                                             r"; got shape \(2,\) and dtype float64"):
+            call(np.array([0.0, 1.0]))

@@ -8,13 +8,12 @@ import pytest
 from primal_reference import solve_primal
 
 from nordicstats import NORDIC
-from nordicstats.costs import absolute_cost, cost_to_boundary_weights
+from nordicstats.costs import absolute_cost, check_cost_matrix, cost_to_boundary_weights
 from nordicstats.data import binary_signs
 from nordicstats.kernels import make_kernel
 from nordicstats.metrics import BALANCE_COSTS
 from nordicstats.solvers import NordicProblem, solve
 from nordicstats.solvers.linear_primal import solve_linear_primal
-from nordicstats.weighting import check_cost
 
 
 def _data(n=14, K=3, seed=0, d=2):
@@ -143,7 +142,7 @@ def test_absolute_cost_reproduces_the_unweighted_fit_and_costs_multiply_weights(
     np.testing.assert_array_equal(model.hinge_weights[row], w[row] * np.array([2.0, 1.0, 1.0]))
     # the paper's balance-scale costs: cost[true, predicted], boundary increments
     levels = ["L", "B", "R"]
-    matrix = check_cost(BALANCE_COSTS.loc[levels, levels], levels)
+    matrix = check_cost_matrix(BALANCE_COSTS.loc[levels, levels], levels=levels)
     expected = np.abs(np.diff(matrix, axis=1))
     np.testing.assert_array_equal(cost_to_boundary_weights(matrix), expected)
 
@@ -153,10 +152,10 @@ def test_cost_dataframe_is_matched_by_labels():
     A = np.array([[0, 1, 4], [2, 0, 1], [5, 3, 0]], dtype=float)
     shuffled = pd.DataFrame(A, index=levels, columns=levels).loc[["hi", "lo", "mid"],
                                                                  ["mid", "hi", "lo"]]
-    np.testing.assert_array_equal(check_cost(shuffled, levels), A)
+    np.testing.assert_array_equal(check_cost_matrix(shuffled, levels=levels), A)
     # R's dimnames arrive as strings: integer levels still match
     frame = pd.DataFrame(A, index=["1", "2", "3"], columns=["1", "2", "3"])
-    np.testing.assert_array_equal(check_cost(frame, [1, 2, 3]), A)
+    np.testing.assert_array_equal(check_cost_matrix(frame, levels=[1, 2, 3]), A)
 
 
 @pytest.mark.parametrize("weights,match", [

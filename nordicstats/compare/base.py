@@ -13,14 +13,14 @@ and the class is ``#{k : f_k(x) >= 0}`` (:func:`nordicstats.solvers.problem.pred
 
 from __future__ import annotations
 
-import numpy as np
 import pandas as pd
 
+from nordicstats._summary import make_summary
 from nordicstats._validation import check_positive
 from nordicstats.kernels import make_kernel
 from nordicstats.ordinal import OrdinalModel, OrdinalResults
 
-__all__ = ["CompetitorModel", "CompetitorResults", "KernelSpec", "check_positive", "make_summary"]
+__all__ = ["CompetitorModel", "CompetitorResults", "KernelSpec", "check_positive"]
 
 
 class CompetitorModel(OrdinalModel):
@@ -114,44 +114,3 @@ class CompetitorResults(OrdinalResults):
     def __repr__(self):
         return (f"<{type(self).__name__}: {self.method_name}, n={self.nobs}, "
                 f"K={len(self.levels)}>")
-
-
-def make_summary(title, left, right, tables=(), notes=()):
-    """Assemble a statsmodels ``Summary``: a two-column header plus numeric tables.
-
-    Parameters
-    ----------
-    title : str
-    left, right : list of (str, object)
-        Header entries.
-    tables : sequence of pandas.DataFrame
-        Numeric tables (row labels as stubs).
-    notes : sequence of str
-    """
-    from statsmodels.iolib.summary import Summary
-    from statsmodels.iolib.table import SimpleTable
-    from statsmodels.iolib.tableformatting import fmt_2cols, fmt_params
-
-    rows = max(len(left), len(right))
-    left = left + [("", "")] * (rows - len(left))
-    right = right + [("", "")] * (rows - len(right))
-    header = SimpleTable([[str(v)] for _, v in left], stubs=[k for k, _ in left], title=title,
-                         txt_fmt=fmt_2cols)
-    header.extend_right(SimpleTable([[str(v)] for _, v in right], stubs=[k for k, _ in right],
-                                    txt_fmt=fmt_2cols))
-    smry = Summary()
-    smry.tables.append(header)
-    for frame in tables:
-        cells = [[_fmt(v) for v in row] for row in frame.to_numpy()]
-        smry.tables.append(SimpleTable(cells, headers=[str(c) for c in frame.columns],
-                                       stubs=[str(i) for i in frame.index], txt_fmt=fmt_params))
-    if notes:
-        smry.add_extra_txt(list(notes))
-    return smry
-
-
-def _fmt(value):
-    if isinstance(value, (float, np.floating)):
-        return f"{value:.4f}" if abs(value) < 1e4 else f"{value:.4g}"
-    return str(value)
-

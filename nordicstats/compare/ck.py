@@ -37,6 +37,7 @@ proximal-point refinements that remove its bias, as in
 
 from __future__ import annotations
 
+import importlib.util
 import time
 
 import numpy as np
@@ -46,7 +47,7 @@ from scipy import sparse
 from scipy.optimize import linprog
 
 from nordicstats.compare.base import CompetitorModel, CompetitorResults, KernelSpec
-from nordicstats.exceptions import SolverError
+from nordicstats.exceptions import SolverError, missing_dependency
 
 __all__ = ["ChuKeerthi", "ChuKeerthiResults", "pair_set"]
 
@@ -187,16 +188,12 @@ class ChuKeerthi(CompetitorModel):
 
 
 def _check_solver(solver):
-    import importlib.util
-
     if solver not in ("auto", "piqp", "quadprog"):
         raise ValueError(f"The 'solver' parameter of ChuKeerthi must be 'auto', 'piqp' or "
                          f"'quadprog'. Got {solver!r} instead.")
     if solver == "auto":
         return "piqp" if importlib.util.find_spec("piqp") is not None else "quadprog"
     if solver == "piqp" and importlib.util.find_spec("piqp") is None:
-        from nordicstats.exceptions import missing_dependency
-
         raise missing_dependency("piqp", "fast", "ChuKeerthi(solver='piqp')")
     return solver
 
@@ -207,7 +204,7 @@ def _dual_by_piqp(H, E, n_eq, C):
     The box is handled natively (not as 2m general rows as quadprog needs), so a
     solve costs a few dense m x m factorisations; no ridge is needed.
     """
-    import piqp
+    import piqp  # optional (the "fast" extra): loaded only when chosen
 
     m = H.shape[0]
     solver = piqp.DenseSolver()

@@ -21,10 +21,11 @@ import warnings
 
 import numpy as np
 import pandas as pd
-from scipy import special, stats
+from scipy import special
 
 from nordicstats.compare.base import CompetitorModel, CompetitorResults
 from nordicstats.exceptions import ConvergenceWarning
+from nordicstats.wald import WaldMixin
 
 __all__ = ["OrderedLogit", "OrderedLogitResults"]
 
@@ -109,7 +110,7 @@ def _natural_cov(sm_results, jac):
     return jac @ raw_cov @ jac.T
 
 
-class OrderedLogitResults(CompetitorResults):
+class OrderedLogitResults(WaldMixin, CompetitorResults):
     """Fitted :class:`OrderedLogit`.
 
     Attributes
@@ -150,29 +151,18 @@ class OrderedLogitResults(CompetitorResults):
         """Covariance of ``(beta, zeta)`` from the observed information (delta method)."""
         return self._cov.copy()
 
-    @property
-    def bse(self):
-        """Standard errors."""
-        return pd.Series(np.sqrt(np.diag(self._cov)), index=self.params.index, name="bse")
+    def _wald_covariance(self):  # WaldMixin: bse, tvalues, pvalues, conf_int, summary_frame
+        return self._cov.to_numpy()
 
-    @property
-    def tvalues(self):
-        """Wald z statistics ``params / bse``."""
-        return (self.params / self.bse).rename("z")
+    def _wald_index(self):
+        return self.params.index
 
-    @property
-    def pvalues(self):
-        """Two-sided normal p-values of the z statistics."""
-        return pd.Series(2 * stats.norm.sf(np.abs(self.tvalues)), index=self.params.index,
-                         name="P>|z|")
-
-    def conf_int(self, alpha=0.05):
-        """Wald intervals ``params -/+ z_{1-alpha/2} bse`` as a DataFrame."""
-        if not 0 < alpha < 1:
-            raise ValueError(f"alpha must be in (0, 1); got {alpha!r}.")
-        z = stats.norm.ppf(1 - alpha / 2)
-        return pd.DataFrame({"lower": self.params - z * self.bse,
-                             "upper": self.params + z * self.bse})
+    def _summary_index(self):
+        """(block, term): the coefficients, then the thresholds."""
+        d = self.model.exog.shape[1]
+        blocks = ["coefficients"] * d + ["thresholds"] * (self.params.size - d)
+        return pd.MultiIndex.from_arrays([blocks, list(self.params.index)],
+                                         names=["block", "term"])
 
     @property
     def aic(self):
@@ -212,17 +202,6 @@ class OrderedLogitResults(CompetitorResults):
     def _predictions(self):
         """Classes, decision values, or probabilities (``which="prob"``)."""
         return {**super()._predictions(), "prob": (self._proba, list(self.levels))}
-
-    def summary_frame(self, alpha=0.05):
-        """coef, std err, z, P>|z| and the interval, one row per (block, term)."""
-        table = pd.DataFrame({"coef": self.params, "std err": self.bse, "z": self.tvalues,
-                              "P>|z|": self.pvalues})
-        ci = self.conf_int(alpha)
-        table[f"[{alpha / 2:g}"], table[f"{1 - alpha / 2:g}]"] = ci["lower"], ci["upper"]
-        d = self.model.exog.shape[1]
-        blocks = ["coefficients"] * d + ["thresholds"] * (table.shape[0] - d)
-        return table.set_index(pd.MultiIndex.from_arrays([blocks, list(table.index)],
-                                                         names=["block", "term"]))
 
     def _summary_parts(self):
         table = self.summary_frame().droplevel("block")

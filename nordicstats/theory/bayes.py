@@ -48,6 +48,7 @@ import pandas as pd
 
 __all__ = [
     "check_probabilities",
+    "check_class_codes",
     "upper_tail",
     "bayes_rule_ordinal",
     "bayes_rule_multiclass",
@@ -120,6 +121,44 @@ def check_probabilities(eta, name="eta", atol=1e-8):
         raise ValueError(f"the rows of {name} must sum to 1 (within {atol:g}); row {row} sums "
                          f"to {sums[row]!r}. Divide by the row sums if these are weights.")
     return probs / sums[:, None], was_1d
+
+
+def check_class_codes(predictions, n, K):
+    """Predicted classes as ``n`` integer codes in 0..K-1, or a ValueError saying what is wrong.
+
+    Parameters
+    ----------
+    predictions : int, array-like of int of shape (n,), or pandas Categorical
+        The codes (one int stands for every row), or a categorical (Series)
+        whose codes are used, so labels 1..K map to 0..K-1.
+    n, K : int
+        Number of rows and of classes.
+
+    Returns
+    -------
+    ndarray of int of shape (n,)
+
+    Examples
+    --------
+    >>> check_class_codes([0, 2], 2, 3).tolist()
+    [0, 2]
+    >>> check_class_codes([1, 3], 2, 3)
+    Traceback (most recent call last):
+    ...
+    ValueError: predictions must be class codes in 0..2; got values from 1 to 3. ...
+    """
+    values = getattr(predictions, "array", predictions)
+    codes = values.codes if hasattr(values, "codes") else values
+    if isinstance(codes, numbers.Integral):
+        codes = np.full(n, int(codes))
+    codes = np.asarray(codes)
+    if codes.shape != (n,) or not np.issubdtype(codes.dtype, np.integer):
+        raise ValueError(f"predictions must be {n} integer class codes in 0..{K - 1} (or a "
+                         f"categorical); got shape {codes.shape} and dtype {codes.dtype}.")
+    if codes.min() < 0 or codes.max() >= K:
+        raise ValueError(f"predictions must be class codes in 0..{K - 1}; got values from "
+                         f"{codes.min()} to {codes.max()}. Shift labels 1..K down by one.")
+    return codes.astype(int)
 
 
 def upper_tail(eta):
@@ -387,14 +426,4 @@ def _predictions(probs, rule, cost):
             return np.argmax(_risks_and_minimisers(probs, cost)[1], axis=1)
         raise ValueError(f"The 'rule_or_predictions' parameter must be one of {list(_RULES)}, "
                          f"a callable or integer class codes. Got {rule!r} instead.")
-    codes = rule(probs) if callable(rule) else rule
-    if isinstance(codes, numbers.Integral):
-        codes = np.full(n, int(codes))
-    codes = np.asarray(codes)
-    if codes.shape != (n,) or not np.issubdtype(codes.dtype, np.integer):
-        raise ValueError(f"predictions must be {n} integer class codes in 0..{K - 1}; got "
-                         f"shape {codes.shape} and dtype {codes.dtype}.")
-    if codes.min() < 0 or codes.max() >= K:
-        raise ValueError(f"predictions must be class codes in 0..{K - 1}; got values from "
-                         f"{codes.min()} to {codes.max()}.")
-    return codes.astype(int)
+    return check_class_codes(rule(probs) if callable(rule) else rule, n, K)

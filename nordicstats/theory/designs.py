@@ -58,6 +58,7 @@ from nordicstats.datasets import (
 from nordicstats.theory.bayes import (
     bayes_rule_multiclass,
     bayes_rule_ordinal,
+    check_class_codes,
     loss_matrix,
     prediction_risks,
 )
@@ -320,7 +321,7 @@ def excess_risk(predictions, X, design, sigma=None, loss="zero_one", **options):
     0.0
     """
     eta = design_probabilities(design, X, sigma, **options)
-    codes = _prediction_codes(predictions, eta.shape)
+    codes = check_class_codes(predictions, *eta.shape)
     risks = eta @ loss_matrix(loss, eta.shape[1])
     return float(np.mean(risks[np.arange(eta.shape[0]), codes] - risks.min(axis=1)))
 
@@ -334,22 +335,6 @@ def _rule_codes(eta, loss, rule):
         return bayes_rule_multiclass(eta)
     raise ValueError(f"The 'rule' parameter must be None, 'ordinal' or 'multiclass'. "
                      f"Got {rule!r} instead.")
-
-
-def _prediction_codes(predictions, shape):
-    values = getattr(predictions, "array", predictions)
-    if hasattr(values, "codes"):
-        codes = np.asarray(values.codes)
-    else:
-        codes = np.asarray(values)
-    n, K = shape
-    if codes.shape != (n,) or not np.issubdtype(codes.dtype, np.integer):
-        raise ValueError(f"predictions must be {n} integer class codes 0..{K - 1} (or a "
-                         f"categorical); got shape {codes.shape}, dtype {codes.dtype}.")
-    if codes.min() < 0 or codes.max() >= K:
-        raise ValueError(f"predictions must be class codes in 0..{K - 1}; got values from "
-                         f"{codes.min()} to {codes.max()}. Shift labels 1..K down by one.")
-    return codes
 
 
 def _observed(X):

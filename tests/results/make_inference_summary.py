@@ -41,11 +41,11 @@ def build_results():
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", InferenceWarning)
         res = model.fit(cov_type="none")
-        sr = res.solver_result
-        cert = dataclasses.replace(sr.certificate, gap=1e-10, primal_violation=0.0,
-                                   dual_violation=1e-15)
-        frozen = dataclasses.replace(sr, time=0.5, kkt_residual=1e-10, gap=1e-10,
-                                     max_violation=1e-15, certificate=cert)
+        solver_result = res.solver_result
+        certificate = dataclasses.replace(solver_result.certificate, gap=1e-10,
+                                          primal_violation=0.0, dual_violation=1e-15)
+        frozen = dataclasses.replace(solver_result, time=0.5, kkt_residual=1e-10, gap=1e-10,
+                                     max_violation=1e-15, certificate=certificate)
         return NORDICResults(model, frozen, cov_type="auto", fitted_at=FITTED_AT)
 
 
