@@ -124,22 +124,31 @@ def cross_fit_decision(refit_decision, codes, levels, n_folds=5, random_state=0)
     -------
     ndarray of shape (n, K-1)
 
+    Notes
+    -----
+    A level with fewer rows than folds is spread over as many folds as it has rows, so
+    every fold's fit still sees it when it has at least two rows.
+
     Raises
     ------
     ValueError
-        A level has fewer than ``n_folds`` rows (some fold's fit would miss it).
+        A level has a single row (the fit without its fold would miss the level).
     """
     codes = np.asarray(codes)
     counts = np.bincount(codes, minlength=len(levels))
-    if counts.min() < n_folds:
+    if counts.min() < 2:
         rare = int(np.argmin(counts))
         raise ValueError(
-            f"probability=True fits the calibration on {n_folds} held-out folds, but level "
+            f"probability=True fits the calibration on held-out folds, but level "
             f"{levels[rare]!r} has only {int(counts[rare])} row(s); every level needs at least "
-            f"n_folds rows. Use a smaller probability_kwds['n_folds'] (>= 2).")
+            "2 rows so that each fold's fit sees it. Drop or merge the level, or fit without "
+            "probability=True.")
     folds = StratifiedKFold(n_splits=n_folds, shuffle=True, random_state=random_state)
     held_out = np.full((codes.size, len(levels) - 1), np.nan)
-    for train, test in folds.split(np.zeros((codes.size, 1)), codes):
+    with warnings.catch_warnings():  # "The least populated class in y has only ... members"
+        warnings.filterwarnings("ignore", "The least populated class", UserWarning)
+        splits = list(folds.split(np.zeros((codes.size, 1)), codes))
+    for train, test in splits:
         held_out[test] = refit_decision(train, test)
     return held_out
 

@@ -243,6 +243,9 @@ def test_errors_say_what_to_do():
     one_of_level_3[-1] = 3
     with pytest.raises(ValueError, match="level 3 has only 1 row"):
         NORDIC(one_of_level_3, X).fit(probability=True)
+    one_of_level_3[-2] = 3  # two rows, five folds: each fold's fit still sees level 3
+    rare = NORDIC(one_of_level_3, X).fit(probability=True)
+    assert not np.isnan(rare.calibration.held_out).any()
     res = model.fit(probability=True, probability_kwds={"n_folds": 3})
     with pytest.raises(ValueError, match="cost= applies to which='class'"):
         res.predict(X, which="decision", cost=np.eye(3))
