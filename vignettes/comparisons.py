@@ -216,10 +216,12 @@ platt = fit_calibration(bsvm.calibration.held_out, bsvm.model.response.codes, me
 raw = cumulative_to_class(special.expit(bsvm.decision_function(X_test) * platt.slope
                                         + platt.offset))
 proba = nordic.predict(X_test, which="proba")
+negative = {"NORDIC-1": np.mean((proba.to_numpy() < 0).any(axis=1)),
+            "BSVM + Platt": np.mean((raw < 0).any(axis=1))}
 print(f"NORDIC-1 + logistic map: RPS {rps(proba.to_numpy()):.4f}, "
-      f"rows with a negative probability {np.mean((proba.to_numpy() < 0).any(axis=1)):.1%}")
+      f"rows with a negative probability {negative['NORDIC-1']:.1%}")
 print(f"BSVM + per-boundary Platt: RPS {rps(raw):.4f}, "
-      f"rows with a negative probability {np.mean((raw < 0).any(axis=1)):.1%}")
+      f"rows with a negative probability {negative['BSVM + Platt']:.1%}")
 proba.head()
 
 # %% [markdown]
@@ -253,7 +255,7 @@ plt.show()
 # %%
 from nordicstats.metrics import weighted_error  # noqa: E402
 
-print("weighted error, class rule:     "
-      f"{weighted_error(y_test, nordic.predict(X_test), DONUT_COSTS):.4f}")
-print("weighted error, cost-Bayes rule: "
-      f"{weighted_error(y_test, nordic.predict(X_test, cost=DONUT_COSTS), DONUT_COSTS):.4f}")
+cost_errors = {"class rule": weighted_error(y_test, nordic.predict(X_test), DONUT_COSTS),
+               "cost-Bayes rule": weighted_error(y_test, nordic.predict(X_test, cost=DONUT_COSTS),
+                                                 DONUT_COSTS)}
+print({rule: round(value, 4) for rule, value in cost_errors.items()})
