@@ -136,17 +136,25 @@ def test_isotonic_map_is_sklearns_per_boundary_before_projection():
 
 
 # --- fitted models ----------------------------------------------------------------------------
-def test_cross_fitting_uses_held_out_refits_with_the_same_width():
+@pytest.mark.parametrize("weighted", [False, True])
+def test_cross_fitting_uses_held_out_refits_with_the_same_width(weighted):
     X, y = _data(n=80, seed=2)
-    model = NORDIC(y, X, C=2.0)
+    extra = {"weights": np.arange(80) % 3 + 1.0, "cost": [[0, 1, 3], [1, 0, 1], [2, 1, 0]]} \
+        if weighted else {"weights": None}
+    model = NORDIC(y, X, C=2.0, **extra)
     res = model.fit(probability=True, probability_kwds={"n_folds": 4, "random_state": 7})
     codes = model.response.codes
     expected = np.empty((80, 2))
     folds = StratifiedKFold(4, shuffle=True, random_state=7).split(np.zeros((80, 1)), codes)
     for train, test in folds:
-        fold = NORDIC(codes[train], X.to_numpy()[train], C=2.0, gamma=model.kernel.gamma).fit()
+        w = None if extra["weights"] is None else extra["weights"][train]
+        fold = NORDIC(codes[train], X.to_numpy()[train], C=2.0, gamma=model.kernel.gamma,
+                      **{**extra, "weights": w}).fit()
         expected[test] = fold.decision_function(X.to_numpy()[test])
     np.testing.assert_allclose(res.calibration.held_out, expected, atol=1e-8)
+    if weighted:  # the map is fitted with the case weights
+        cal = fit_calibration(expected, codes, extra["weights"], "logistic")
+        np.testing.assert_allclose(res.calibration.offset, cal.offset, atol=1e-6)
     assert res.calibration.options == {"method": "logistic", "n_folds": 4, "random_state": 7}
     again = model.fit(probability=True, probability_kwds={"n_folds": 4, "random_state": 7})
     np.testing.assert_array_equal(again.predict(X, which="proba"), res.predict(X, which="proba"))
