@@ -11,7 +11,9 @@ Designs (one replication draws training, tuning and test sets):
   209 for testing (stratified);
 * ``latent logistic``: the ordered logit is the true model, K = 4,
   Y = #{k : x'beta + e > zeta_k}, e standard logistic, x ~ N(0, I_3),
-  beta = (1.5, -1, 0.5), zeta = (-2, 0, 2); also scored with the true probabilities.
+  beta = (1.5, -1, 0.5), zeta = (-2, 0, 2); also scored with the true probabilities;
+* ``nonlinear d=2 n=500`` and ``latent logistic n=500``: 500 training and 500 tuning rows,
+  to see how calibration improves with n (``--designs``).
 
 Methods: NORDIC-1 (RBF, and linear) and BSVM (RBF), tuned by test error on the tuning set
 over the paper's grid (C in 2^-4..2^4, widths at the 10/50/90% distance quantiles), then
@@ -34,6 +36,9 @@ Decisions from probabilities: on the donut (``DONUT_COSTS``) the weighted error 
 NORDIC-1's class rule, of the cost-Bayes rule on its probabilities
 (``predict(cost=DONUT_COSTS)``), and of NORDIC-1 trained with the cost (tuned on the
 weighted error).
+
+A replication whose training set has a level with a single row cannot be cross-fitted
+(``probability=True`` refuses it); it is skipped for every method and listed in the summary.
 
 Results: ``benchmarks/results/probabilities.jsonl`` (one row per design, replication and
 method), ``probabilities_summary.csv``, ``probabilities_summary.txt`` (means, paired
@@ -96,19 +101,27 @@ def latent_logistic(n, rng):
 
 
 def draw(design, seed, test_size):
-    """(Split, true test probabilities or None) of one replication."""
-    if design == "latent logistic":
+    """(Split, true test probabilities or None) of one replication.
+
+    A design name ending in ``n=<size>`` uses that many training and tuning rows (100
+    otherwise, as in the paper).
+    """
+    n = int(design.split("n=")[1]) if "n=" in design else 100
+    if design.startswith("latent logistic"):
         rng = np.random.default_rng(seed)
-        parts = [latent_logistic(size, rng) for size in (100, 100, test_size)]
+        parts = [latent_logistic(size, rng) for size in (n, n, test_size)]
         return Split(*parts[0][:2], *parts[1][:2], *parts[2][:2]), parts[2][2]
     if design == "balance":
         return balance_scale_design(208).sample(seed), None
-    kind, d = design.split()[0], int(design.split("d=")[1])
+    kind, d = design.split()[0], int(design.split("d=")[1].split()[0])
     sigma = 0.4 if kind == "donut" else 1.0
-    return simulation_design(kind, d, sigma, n_test=test_size).sample(seed), None
+    return simulation_design(kind, d, sigma, n_train=n, n_tune=n,
+                             n_test=test_size).sample(seed), None
 
 
 DESIGNS = ("nonlinear d=2", "nonlinear d=10", "donut d=10", "balance", "latent logistic")
+#: Larger training sets, to see calibration improve with n (``--designs`` selects them).
+LARGE_DESIGNS = ("nonlinear d=2 n=500", "latent logistic n=500")
 
 
 # --- scores ------------------------------------------------------------------------------------
@@ -274,12 +287,33 @@ def targets_text(table, summary):
         m, se, r = paired(table, design, "NORDIC-1 + logistic", "BSVM + platt (raw)")
         lines.append(f"  {design}: RPS NORDIC-1 + logistic - BSVM + platt (raw) = {m:+.5f} "
                      f"(SE {se:.5f}, {r} reps)")
-    if "latent logistic" in set(table.design):
+    lines += cost_lines(table)
+    for design in [d for d in dict.fromkeys(table.design) if d.startswith("latent logistic")]:
         for label in ("NORDIC-1 linear + logistic", "NORDIC-1 + logistic"):
-            ratio = (summary.loc[("latent logistic", label), "rps"]
-                     / summary.loc[("latent logistic", "ordered logit"), "rps"])
-            lines.append(f"  latent logistic: RPS {label} / ordered logit = {ratio:.4f}")
+            ratio = (summary.loc[(design, label), "rps"]
+                     / summary.loc[(design, "ordered logit"), "rps"])
+            lines.append(f"  {design}: RPS {label} / ordered logit = {ratio:.4f}")
     return "\n".join(lines)
+
+
+def cost_lines(table):
+    """Weighted error on the donut: cost-Bayes on probabilities vs the class rule and vs
+    training with the cost (paired over replications)."""
+    donut = table[table.design.str.startswith("donut")]
+    if donut.empty or "weighted_error_cost_bayes" not in donut:
+        return []
+    nordic = donut[donut.method == "NORDIC-1 + logistic"].set_index("rep")
+    trained = donut[donut.method == "NORDIC-1 cost-trained"].set_index("rep")
+    bayes = nordic["weighted_error_cost_bayes"]
+    lines = ["Weighted error on the donut (DONUT_COSTS), cost-Bayes rule on NORDIC-1's "
+             "probabilities minus:"]
+    for label, other in (("the class rule of the same fit", nordic["weighted_error_class"]),
+                         ("NORDIC-1 trained with the cost", trained["weighted_error_class"])):
+        diff = (bayes - other).dropna()
+        se = diff.std(ddof=1) / np.sqrt(diff.size)
+        lines.append(f"  {label}: {diff.mean():+.5f} (SE {se:.5f}, {diff.size} reps; means "
+                     f"{bayes.mean():.4f} vs {other.mean():.4f})")
+    return lines
 
 
 def reliability_plot(table, path):
@@ -326,16 +360,24 @@ def main(argv=None):
             if (design, rep) in done:
                 continue
             start = time.perf_counter()
-            rows = replication(design, rep, args.seed, args.test_size)
+            try:
+                rows = replication(design, rep, args.seed, args.test_size)
+            except ValueError as exc:  # a level with one training row: no cross-fitting
+                if "has only 1 row" not in str(exc):
+                    raise
+                rows = [{"design": design, "rep": rep, "method": "skipped", "message": str(exc)}]
             with args.out.open("a") as handle:
                 for row in rows:
                     handle.write(json.dumps(row) + "\n")
             print(f"{design} rep {rep}: {time.perf_counter() - start:.1f} s", flush=True)
     rows = [json.loads(line) for line in args.out.read_text().splitlines()]
+    skipped = [(r["design"], r["rep"]) for r in rows if r["method"] == "skipped"]
+    rows = [r for r in rows if r["method"] != "skipped"]
     table = pd.DataFrame(rows)
     summary = summarize(rows)
     summary.to_csv(args.out.with_name("probabilities_summary.csv"), float_format="%.6g")
-    text = (f"{summary.round(4).to_string()}\n\n{targets_text(table, summary)}\n")
+    text = (f"{summary.round(4).to_string()}\n\n{targets_text(table, summary)}\n"
+            f"Skipped replications (a level with one training row): {skipped}\n")
     args.out.with_name("probabilities_summary.txt").write_text(text)
     reliability_plot(table, args.out.with_name("probabilities_reliability.png"))
     print(text)
