@@ -265,8 +265,8 @@ def fit_calibration(F, codes, weights=None, method="logistic"):
 
     .. math:: -\\sum_i w_i \\sum_k [t_{ik} \\log P_k(x_i) + (1 - t_{ik}) \\log(1 - P_k(x_i))],
 
-    with Platt's targets t = (N_+ + 1)/(N_+ + 2) for y > k and 1/(N_- + 2) otherwise
-    (N_+-, the weighted counts above and below boundary k), which keeps the slope
+    with Platt's targets ``t = (N+ + 1)/(N+ + 2)`` for y > k and ``1/(N- + 2)`` otherwise
+    (N+ and N-: the weighted counts above and below boundary k), which keeps the slope
     finite on separable data.  ``"logistic"`` shares the slope and orders the offsets
     (c_k = c_0 - d_1 - ... - d_k, d >= 0, a >= 0: a convex problem with bounds, solved
     by L-BFGS-B); ``"platt"`` fits (a_k, c_k) per boundary (a_k >= 0).  ``"isotonic"``
