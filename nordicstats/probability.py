@@ -293,8 +293,12 @@ def fit_calibration(F, codes, weights=None, method="logistic"):
     >>> bool(np.all(np.diff(cal.cumulative(F), axis=1) <= 0))
     True
     """
+    method = check_choice(method, "method", CALIBRATION_METHODS, owner="fit_calibration")
     F = np.asarray(F, dtype=float)
     codes = np.asarray(codes)
+    if F.ndim != 2 or codes.shape != (F.shape[0],) or not np.all(np.isfinite(F)):
+        raise ValueError(f"fit_calibration needs finite decision values of shape (n, K-1) and "
+                         f"n level codes; got shapes {F.shape} and {codes.shape}.")
     w = np.ones(codes.size) if weights is None else np.asarray(weights, dtype=float)
     above = codes[:, None] > np.arange(F.shape[1])[None, :]
     if method == "isotonic":

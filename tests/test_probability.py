@@ -247,6 +247,10 @@ def test_errors_say_what_to_do():
         check_probability_kwds({"method": "sigmoid"})
     with pytest.raises(ValueError, match="n_folds"):
         check_probability_kwds({"n_folds": 1})
+    with pytest.raises(ValueError, match="'method' parameter of fit_calibration"):
+        fit_calibration(np.zeros((4, 2)), np.array([0, 1, 2, 1]), method="sigmoid")
+    with pytest.raises(ValueError, match=r"shapes \(4, 2\) and \(3,\)"):
+        fit_calibration(np.zeros((4, 2)), np.array([0, 1, 2]))
     one_of_level_3 = np.where(np.asarray(y) == 3, 2, np.asarray(y))
     one_of_level_3[-1] = 3
     with pytest.raises(ValueError, match="level 3 has only 1 row"):
