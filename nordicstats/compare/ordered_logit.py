@@ -200,8 +200,9 @@ class OrderedLogitResults(WaldMixin, CompetitorResults):
         return np.argmax(self._proba(values), axis=1)
 
     def _predictions(self):
-        """Classes, decision values, or probabilities (``which="prob"``)."""
-        return {**super()._predictions(), "prob": (self._proba, list(self.levels))}
+        """Classes, decision values, or probabilities (``which="proba"``, alias ``"prob"``)."""
+        proba = (self._proba, list(self.levels))
+        return {**super()._predictions(), "proba": proba, "prob": proba}
 
     def _summary_parts(self):
         table = self.summary_frame().droplevel("block")
