@@ -30,6 +30,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from nordicstats.costs import check_cost_matrix
 from nordicstats.data import (
     boundary_names,
     check_consistent_length,
@@ -41,7 +42,6 @@ from nordicstats.data import (
 )
 from nordicstats.probability import cost_bayes_codes
 from nordicstats.solvers.problem import predict_codes
-from nordicstats.weighting import check_cost
 
 __all__ = ["OrdinalModel", "OrdinalResults", "PREDICT_MISSING"]
 
@@ -282,7 +282,8 @@ class OrdinalResults:
             raise ValueError(f"cost= applies to which='class' (the decision of least expected "
                              f"cost); got which={which!r}. Drop cost= for other predictions.")
         self._require_probabilities()
-        matrix = check_cost(cost, self.levels, owner="predict")
+        matrix = check_cost_matrix(cost, name="The 'cost' parameter of predict",
+                                   levels=self.levels)
         proba = self._predictions()["proba"][0]
         return lambda values: cost_bayes_codes(proba(values), matrix)
 
