@@ -176,23 +176,27 @@ def _rows(path):
     return load_results(path) if path.exists() and path.stat().st_size else None
 
 
+def build_report(results, figures=False):
+    """REPLICATION.md's text from the rows in the folder ``results`` (figures saved there)."""
+    tables = {}
+    for name, spec in STUDIES.items():
+        tables[name] = _rows(results / spec.file)
+        if tables[name] is not None and figures:
+            draw_figures(name, tables[name], results)
+    deviations = {name: _rows(results / spec.file) for name, spec in DEVIATION_STUDIES.items()}
+    paired, runs, ties = (results / "weights_paired.csv", results / RUNS_FILE,
+                          results / TIES_FILE)
+    return replication_report(tables, pd.read_csv(paired) if paired.exists() else None,
+                              pd.read_csv(runs) if runs.exists() else None, deviations,
+                              pd.read_csv(ties) if ties.exists() else None)
+
+
 def report(args):
     """Figures and REPLICATION.md from every study's stored rows."""
     import matplotlib
 
     matplotlib.use("Agg")
-    tables = {}
-    for name, spec in STUDIES.items():
-        tables[name] = _rows(args.results / spec.file)
-        if tables[name] is not None and not args.no_figures:
-            draw_figures(name, tables[name], args.results)
-    deviations = {name: _rows(args.results / spec.file)
-                  for name, spec in DEVIATION_STUDIES.items()}
-    paired, runs = args.results / "weights_paired.csv", args.results / RUNS_FILE
-    ties = args.results / TIES_FILE
-    text = replication_report(tables, pd.read_csv(paired) if paired.exists() else None,
-                              pd.read_csv(runs) if runs.exists() else None, deviations,
-                              pd.read_csv(ties) if ties.exists() else None)
+    text = build_report(args.results, figures=not args.no_figures)
     (args.results / "REPLICATION.md").write_text(text + "\n", encoding="utf-8")
     print(f"wrote {args.results / 'REPLICATION.md'}")
     return text

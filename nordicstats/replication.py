@@ -39,7 +39,7 @@ from nordicstats.replication_claims import (
     NOT_MEASURED,
     SECTION7,
     SIX,
-    Test,
+    ClaimTest,
     study_claims,
     verdict,
 )
@@ -355,7 +355,7 @@ def _study_lines(name, table, runs=None):
     lines += [f"{len(table)} rows, {int((table['status'] != 'ok').sum())} failed; replications "
               f"per cell {int(reps.min())}-{int(reps.max())} ({scale}).", "",
               *_claims_lines(name, table)]
-    for metric in ("error", "weighted_error")[: 1 if spec.costs is None else 2]:
+    for metric in [m for m in ("error", "weighted_error") if m in ok]:
         lines += [f"### Mean {metric} (SE)", "", _mean_table(ok, metric, spec.methods), ""]
     lines += ["### Timing", "", *_timing_lines(table, spec, runs),
               "Mean task seconds (tuning over the 27-point grid + refit + test):", "",
@@ -382,7 +382,7 @@ def cost_training_lines(paired):
     """
     paired = paired.assign(design=[f"balance {d}" if str(d).startswith("n=") else d
                                    for d in paired["design"]])
-    frame = paired.assign(verdict=[verdict(m, s, Test("smaller")) if s > 0 else
+    frame = paired.assign(verdict=[verdict(m, s, ClaimTest("smaller")) if s > 0 else
                                    ("identical fits" if m == 0 else NOT_MEASURED)
                                    for m, s in zip(paired["mean_diff"], paired["se"],
                                                    strict=True)])

@@ -9,7 +9,7 @@ of one replication are drawn from one seed at every n), so a claim is measured b
 replication r (e.g. ``error(A) - error(B)``), with mean ``Dbar`` and standard error
 ``sd(D) / sqrt(R)``.
 
-Tests (``Test.kind``):
+Tests (``ClaimTest.kind``):
 
 * ``"smaller"`` / ``"larger"`` (A is better / worse than B): *holds* when
   ``Dbar + 2 SE < 0`` (resp. ``Dbar - 2 SE > 0``), *does not hold* when the interval
@@ -42,7 +42,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-__all__ = ["Test", "Claim", "verdict", "derived_metrics", "evaluate", "summarize_claim",
+__all__ = ["ClaimTest", "Claim", "verdict", "derived_metrics", "evaluate", "summarize_claim",
            "Z", "Z_TOST", "ERROR_MARGIN", "CLASS_MARGIN", "SHARE_MARGIN", "NOT_MEASURED"]
 
 Z = 2.0  # standard errors of a directional verdict
@@ -58,7 +58,7 @@ NOT_TESTED = "not tested"
 
 
 @dataclass(frozen=True)
-class Test:
+class ClaimTest:
     """How a mean difference and its SE are read: ``kind`` and, for margins, ``margin``."""
 
     kind: str  # "smaller", "larger", "equivalent", "noninferior", "all", "none"
@@ -79,8 +79,10 @@ def verdict(mean, se, test):
 
     Examples
     --------
-    >>> verdict(-0.03, 0.01, Test("smaller")), verdict(0.001, 0.002, Test("equivalent", 0.02))
-    ('holds', 'holds')
+    >>> verdict(-0.03, 0.01, ClaimTest("smaller"))
+    'holds'
+    >>> verdict(0.001, 0.002, ClaimTest("equivalent", 0.02))
+    'holds'
     """
     if test.kind == "none":
         return NOT_TESTED
@@ -119,7 +121,7 @@ class Claim:
         What is tested, in words (the comparison, the cells, the margin's meaning).
     metric : str
         Column of :func:`derived_metrics` the differences are taken of.
-    test : Test
+    test : ClaimTest
     cells : tuple of (label, tuple of design names)
         One design per cell, or two for a claim about a change between designs.
     difference : callable or None
@@ -139,7 +141,7 @@ class Claim:
     sentence: str
     reading: str
     metric: str = "error"
-    test: Test = field(default_factory=lambda: Test("none"))
+    test: ClaimTest = field(default_factory=lambda: ClaimTest("none"))
     cells: tuple = ()
     difference: object = None
     pooled: bool = True
@@ -375,8 +377,13 @@ def size_cells(table):
 
 
 def _ends(dims, k=2):
-    dims = sorted(dims)
+    """The ``k`` smallest and the ``k`` largest of ``dims``."""
+    dims = sorted(int(d) for d in dims)
     return dims[:k], dims[-k:]
+
+
+def _join(values):
+    return ", ".join(str(v) for v in values)
 
 
 # --- the claims of each section ---
@@ -398,30 +405,30 @@ def nonlinear_claims(table):
            "efficient one."
     return [
         *[Claim(f"6.1{key}", "6.1", first, f"{m} has a smaller error than the best of NORDIC-2, "
-                f"BSVM, DR, CK at the two smallest d ({small[0]}, {small[1]})", "error",
-                Test("smaller"), cells_small, versus(m, ("NORDIC-2", *NON_NORDIC)))
+                f"BSVM, DR, CK at the two smallest d ({_join(small)})", "error",
+                ClaimTest("smaller"), cells_small, versus(m, ("NORDIC-2", *NON_NORDIC)))
           for key, m in (("a", "NORDIC-0"), ("b", "NORDIC-1"))],
         Claim("6.1c", "6.1", "For higher dimensions, the NORDIC-2 method is better than the "
               "other methods.", f"NORDIC-2 has a smaller error than the best other method at "
-              f"the two largest d ({large[0]}, {large[1]})", "error", Test("smaller"),
+              f"the two largest d ({_join(large)})", "error", ClaimTest("smaller"),
               cells_large, versus("NORDIC-2", SIX)),
         Claim("6.1d", "6.1", cost, "DR takes more CPU seconds (tuning + refit + test) than the "
-              "costliest other method, every cell", "cpu_time", Test("larger"), every,
+              "costliest other method, every cell", "cpu_time", ClaimTest("larger"), every,
               versus("DR", SIX, best="max")),
         Claim("6.1e", "6.1", cost, "CK takes fewer CPU seconds than the cheapest other method, "
-              "every cell", "cpu_time", Test("smaller"), every, versus("CK", SIX)),
+              "every cell", "cpu_time", ClaimTest("smaller"), every, versus("CK", SIX)),
         Claim("6.1f", "6.1", "The reason that NORDIC works here is probably due to the "
               "perturbation that is added to this data set.", "the best NORDIC's error minus "
               "the best non-NORDIC's falls (NORDIC gains) from sigma = 0.5 to 1.5, per d",
-              "error", Test("smaller"), growth, change(best_versus_best(NORDIC, NON_NORDIC))),
+              "error", ClaimTest("smaller"), growth, change(best_versus_best(NORDIC, NON_NORDIC))),
         Claim("6.1g", "6.1", "A NORDIC method, with the help of the noncrossing constraints, can "
               "borrow strength from different classes and become more robust to perturbation.",
               "the best NORDIC's error minus BSVM's (the same binary SVMs without the "
-              "constraints) falls from sigma = 0.5 to 1.5, per d", "error", Test("smaller"),
+              "constraints) falls from sigma = 0.5 to 1.5, per d", "error", ClaimTest("smaller"),
               growth, change(best_versus_best(NORDIC, ("BSVM",)))),
         Claim("6.1h", "6.1 (figure caption)", "In general, a NORDIC method is better than a "
               "non-NORDIC method for this example.", "the best NORDIC has a smaller error than "
-              "the best of BSVM, DR, CK, every cell", "error", Test("smaller"), every,
+              "the best of BSVM, DR, CK, every cell", "error", ClaimTest("smaller"), every,
               best_versus_best(NORDIC, NON_NORDIC)),
     ]
 
@@ -446,34 +453,35 @@ def donut_claims(table):
               "misclassifications into Class 1 (shown in the upper-left plot).")
     timing = ("The computational time results are similar to what we have seen for the last "
               "example and are not reported here.")
-    share = Test("equivalent", SHARE_MARGIN)
+    share = ClaimTest("equivalent", SHARE_MARGIN)
     return [
         Claim("6.2a", "6.2", "It appears that many times the DR method is the best.",
               "DR has a smaller error than the best other method; counted over the cells",
-              "error", Test("smaller"), every, versus("DR", SIX), pooled=False),
+              "error", ClaimTest("smaller"), every, versus("DR", SIX), pooled=False),
         *[Claim(f"6.2{key}", "6.2", counts, f"class {k}'s share of the test set equals "
                 f"{value:.2%} within {SHARE_MARGIN:.2%} (TOST)", f"share of class {k}", share,
                 every, against("NORDIC-2", value))
           for key, k, value in (("b", 2, 0.0625), ("c", 3, 0.1875))],
         Claim("6.2d", "6.2 (figure caption)", "The NORDIC-2 is the best classifiers in terms of "
               "classification performance.", "NORDIC-2 has a smaller error than the best "
-              "other method", "error", Test("smaller"), every, versus("NORDIC-2", SIX)),
+              "other method", "error", ClaimTest("smaller"), every, versus("NORDIC-2", SIX)),
         Claim("6.2e", "6.2", weighted, "NORDIC-2 has a smaller weighted error than the best "
-              "other method", "weighted_error", Test("smaller"), every, versus("NORDIC-2", SIX)),
+              "other method", "weighted_error", ClaimTest("smaller"), every,
+              versus("NORDIC-2", SIX)),
         Claim("6.2f", "6.2", weighted, f"the five others are equivalent within "
               f"{ERROR_MARGIN:g} (TOST on the worst minus the best of them)", "weighted_error",
-              Test("equivalent", ERROR_MARGIN), every, extreme_pair(others), pooled=False),
+              ClaimTest("equivalent", ERROR_MARGIN), every, extreme_pair(others), pooled=False),
         Claim("6.2g", "6.2", "Interestingly, the NORDIC-0 and NORDIC-1 methods do not perform "
               "as well as their sibling NORDIC-2.", "NORDIC-2 has a smaller weighted error than "
-              "the better of NORDIC-0 and NORDIC-1", "weighted_error", Test("smaller"), every,
+              "the better of NORDIC-0 and NORDIC-1", "weighted_error", ClaimTest("smaller"), every,
               versus("NORDIC-2", ("NORDIC-0", "NORDIC-1"))),
         *[Claim(f"6.2{key}", "6.2", comparably, f"{m} is equivalent within {ERROR_MARGIN:g} "
                 f"to the farthest of BSVM, DR, CK (TOST), weighted error", "weighted_error",
-                Test("equivalent", ERROR_MARGIN), every, farthest(m, NON_NORDIC), pooled=False)
+                ClaimTest("equivalent", ERROR_MARGIN), every, farthest(m, NON_NORDIC), pooled=False)
           for key, m in (("h", "NORDIC-0"), ("i", "NORDIC-1"))],
         *[Claim(f"6.2{key}", "6.2", comparably, f"{m} has a smaller weighted error than the "
                 f"better of CK and DR at sigma = 0.2 and 0.4", "weighted_error",
-                Test("smaller"), low, versus(m, ("CK", "DR")))
+                ClaimTest("smaller"), low, versus(m, ("CK", "DR")))
           for key, m in (("j", "NORDIC-0"), ("k", "NORDIC-1"))],
         Claim("6.2l", "6.2", "Recall that NORDIC-0 and NORDIC-1 imposes stronger constraints "
               "which aim for the monotonicity of the discriminant function f_k(x) itself, as "
@@ -487,42 +495,42 @@ def donut_claims(table):
               "boundary between Classes 1 and 2 may boost the estimation of the boundary "
               "between Classes 2 and 3, and vice versa.", "the best NORDIC has a smaller "
               "weighted error than BSVM (the same SVMs without the constraints)",
-              "weighted_error", Test("smaller"), every, best_versus_best(NORDIC, ("BSVM",))),
+              "weighted_error", ClaimTest("smaller"), every, best_versus_best(NORDIC, ("BSVM",))),
         Claim("6.2p", "6.2", class1, f"class 1's share of the test set equals 74.96% within "
               f"{SHARE_MARGIN:.2%} (TOST)", "share of class 1", share, every,
               against("NORDIC-2", 0.74962)),
         Claim("6.2q", "6.2", class1, "the weakest method classifies more than 95% of class 1 "
-              "correctly, sigma = 0.4", "P(1 -> 1)", Test("larger"), at04,
+              "correctly, sigma = 0.4", "P(1 -> 1)", ClaimTest("larger"), at04,
               versus_threshold_weakest(SIX, 0.95)),
         Claim("6.2r", "6.2", class2, "even the best method classifies less than half of class "
-              "2 correctly, sigma = 0.4", "P(2 -> 2)", Test("smaller"), at04,
+              "2 correctly, sigma = 0.4", "P(2 -> 2)", ClaimTest("smaller"), at04,
               versus_threshold_best(SIX, 0.5)),
         Claim("6.2s", "6.2", class2, f"class 2's share of the test set equals 6.265% within "
               f"{SHARE_MARGIN:.2%} (TOST)", "share of class 2", share, every,
               against("NORDIC-2", 0.06265)),
         Claim("6.2t", "6.2", "Even our NORDIC-2 has a poor classification accuracy of 25%.",
               f"NORDIC-2's class 2 accuracy equals 25% within {CLASS_MARGIN:g} (TOST), "
-              "sigma = 0.4", "P(2 -> 2)", Test("equivalent", CLASS_MARGIN), at04,
+              "sigma = 0.4", "P(2 -> 2)", ClaimTest("equivalent", CLASS_MARGIN), at04,
               against("NORDIC-2", 0.25)),
         Claim("6.2u", "6.2", "That said, NORDIC-2 shows more advantages for higher dimensional "
               "cases.", "NORDIC-2's class 2 accuracy exceeds the best other method's, sigma = "
-              f"0.4, the two largest d ({large[0]}, {large[1]})", "P(2 -> 2)", Test("larger"),
+              f"0.4, the two largest d ({_join(large)})", "P(2 -> 2)", ClaimTest("larger"),
               grid_cells(table, sigmas=[0.4], dims=large), versus("NORDIC-2", SIX, "max")),
         Claim("6.2v", "6.2", "That said, NORDIC-2 shows more advantages for higher dimensional "
               "cases.", "NORDIC-2's class 2 advantage over the best other method grows from "
-              "the smallest to the largest d, sigma = 0.4", "P(2 -> 2)", Test("larger"),
+              "the smallest to the largest d, sigma = 0.4", "P(2 -> 2)", ClaimTest("larger"),
               dimension_change_cell(table, 0.4), change(versus("NORDIC-2", SIX, "max"))),
         Claim("6.2w", "6.2", class3, "NORDIC-2's class 3 accuracy exceeds the best other "
-              "method's, sigma = 0.4", "P(3 -> 3)", Test("larger"), at04,
+              "method's, sigma = 0.4", "P(3 -> 3)", ClaimTest("larger"), at04,
               versus("NORDIC-2", SIX, "max")),
         Claim("6.2x", "6.2", class3, "NORDIC-2 classifies a smaller share of class 3 into "
-              "class 1 than the best other method, sigma = 0.4", "P(3 -> 1)", Test("smaller"),
+              "class 1 than the best other method, sigma = 0.4", "P(3 -> 1)", ClaimTest("smaller"),
               at04, versus("NORDIC-2", SIX)),
         Claim("6.2y", "6.2", timing, "DR takes more CPU seconds than the costliest other "
-              "method, every cell", "cpu_time", Test("larger"), every,
+              "method, every cell", "cpu_time", ClaimTest("larger"), every,
               versus("DR", SIX, best="max")),
         Claim("6.2z", "6.2", timing, "CK takes fewer CPU seconds than the cheapest other "
-              "method, every cell", "cpu_time", Test("smaller"), every, versus("CK", SIX)),
+              "method, every cell", "cpu_time", ClaimTest("smaller"), every, versus("CK", SIX)),
     ]
 
 
@@ -586,35 +594,35 @@ def balance_claims(table):
     return [
         Claim("7a", "7", "There are 625 instances in the data, with 288 tip to the left (L), 49 "
               "balanced (B), and 288 tip to the right (R).", "the stored data set's class "
-              "counts equal the paper's", "weighted_error", Test("all"), cells[:1],
+              "counts equal the paper's", "weighted_error", ClaimTest("all"), cells[:1],
               data_counts_difference, pooled=False),
         Claim("7b", "7", "The proportions of the three classes are preserved when the "
               "partitioning is conducted.", "every test set's class counts are within 1 of "
               "proportional (largest |count - proportional| - 1 <= 0 in every split)",
-              "proportional deviation", Test("all"), cells, against("BSVM", 1.0),
+              "proportional deviation", ClaimTest("all"), cells, against("BSVM", 1.0),
               pooled=False),
         Claim("7c", "7", "A naive coding of 1, 2 and 3 for these three classes followed by a "
               "regression method will prove to be suboptimal.", "SVR has a larger weighted "
               "error than the best of the paper's ordinal methods", "weighted_error",
-              Test("larger"), cells, versus("SVR", SIX)),
+              ClaimTest("larger"), cells, versus("SVR", SIX)),
         *[Claim(f"7{key}", "7", among, f"{m}'s weighted error is within {ERROR_MARGIN:g} of "
                 "the best other paper method (non-inferiority, one-sided 5%); rank among the "
-                "eight beside", "weighted_error", Test("noninferior", ERROR_MARGIN), cells,
+                "eight beside", "weighted_error", ClaimTest("noninferior", ERROR_MARGIN), cells,
                 versus(m, others[m]), beside="OLR", rank_among=eight)
           for key, m in (("d", "NORDIC-0"), ("e", "NORDIC-1"), ("f", "NORDIC-2"))],
         Claim("7g", "7", among, "NORDIC-2 has a smaller weighted error than the best other "
-              "paper method (the ordered logit beside)", "weighted_error", Test("smaller"),
+              "paper method (the ordered logit beside)", "weighted_error", ClaimTest("smaller"),
               cells, versus("NORDIC-2", others["NORDIC-2"]), beside="OLR"),
         *[Claim(f"7{key}", "7", comparable, f"{m} is equivalent to DR within {ERROR_MARGIN:g} "
-                "(TOST), weighted error", "weighted_error", Test("equivalent", ERROR_MARGIN),
+                "(TOST), weighted error", "weighted_error", ClaimTest("equivalent", ERROR_MARGIN),
                 cells, versus(m, ("DR",)), pooled=False)
           for key, m in (("h", "NORDIC-0"), ("i", "NORDIC-1"))],
         Claim("7j", "7", "The SVR is the worst classifier in this experiment.", "SVR has a "
               "larger weighted error than the worst other paper method (the ordered logit "
-              "beside)", "weighted_error", Test("larger"), cells, versus("SVR", SIX, "max"),
+              "beside)", "weighted_error", ClaimTest("larger"), cells, versus("SVR", SIX, "max"),
               beside="OLR"),
         Claim("7k", "7", svr_b, "SVR classifies a larger share of the L and R test points to B "
-              "than any other paper method", "P(ends -> middle)", Test("larger"), cells,
+              "than any other paper method", "P(ends -> middle)", ClaimTest("larger"), cells,
               versus("SVR", SIX, "max"), beside="OLR"),
         Claim("7l", "7", svr_b, "the cut-off part: not tested (it would need an SVR with tuned "
               "cut-offs); SVR with e1071's scaling is measured under Deviations"),
@@ -625,10 +633,10 @@ def balance_claims(table):
               "to its best performance on Class B among the other methods (except for SVR.)",
               "NORDIC-2 classifies a larger share of class B correctly than the best other "
               "paper method except SVR (the ordered logit beside)", "P(B -> B)",
-              Test("larger"), cells, versus("NORDIC-2", SIX, "max"), beside="OLR"),
+              ClaimTest("larger"), cells, versus("NORDIC-2", SIX, "max"), beside="OLR"),
         *[Claim(f"7{key}", "7", same, f"the class {k} accuracies of the six paper methods "
                 f"other than SVR are equivalent within {CLASS_MARGIN:g} (TOST on the best "
-                "minus the worst)", f"P({k} -> {k})", Test("equivalent", CLASS_MARGIN), cells,
+                "minus the worst)", f"P({k} -> {k})", ClaimTest("equivalent", CLASS_MARGIN), cells,
                 extreme_pair(SIX), pooled=False)
           for key, k in (("o", "L"), ("p", "R"))],
     ]
