@@ -430,6 +430,10 @@ def nonlinear_claims(table):
               "non-NORDIC method for this example.", "the best NORDIC has a smaller error than "
               "the best of BSVM, DR, CK, every cell", "error", ClaimTest("smaller"), every,
               best_versus_best(NORDIC, NON_NORDIC)),
+        Claim("6.1i", "6.1 (protocol)", "We generate 100 data points in the training set, 100 "
+              "in the tuning set and 10000 in the test set.", "every row's training, tuning "
+              "and test sizes are 100, 100, 10,000 (summed absolute gap <= 0)", "protocol gap",
+              ClaimTest("all"), every, against("BSVM", 0.0), pooled=False),
     ]
 
 
@@ -594,8 +598,9 @@ def balance_claims(table):
     return [
         Claim("7a", "7", "There are 625 instances in the data, with 288 tip to the left (L), 49 "
               "balanced (B), and 288 tip to the right (R).", "the stored data set's class "
-              "counts equal the paper's", "weighted_error", ClaimTest("all"), cells[:1],
-              data_counts_difference, pooled=False),
+              "counts equal the paper's", "weighted_error", ClaimTest("all"),
+              (("data set", cells[0][1]),) if cells else (), data_counts_difference,
+              pooled=False),
         Claim("7b", "7", "The proportions of the three classes are preserved when the "
               "partitioning is conducted.", "every test set's class counts are within 1 of "
               "proportional (largest |count - proportional| - 1 <= 0 in every split)",
@@ -639,10 +644,31 @@ def balance_claims(table):
                 "minus the worst)", f"P({k} -> {k})", ClaimTest("equivalent", CLASS_MARGIN), cells,
                 extreme_pair(SIX), pooled=False)
           for key, k in (("o", "L"), ("p", "R"))],
+        Claim("7q", "7 (protocol)", "We randomly select n points from the data set for "
+              "training, n for tuning, and the remaining (625-2n) are for testing.", "every "
+              "row's training, tuning and test sizes are n, n, 625 - 2n (summed absolute gap "
+              "<= 0)", "protocol gap", ClaimTest("all"), cells, against("BSVM", 0.0),
+              pooled=False),
     ]
 
 
 CLAIMS = {"nonlinear": nonlinear_claims, "donut": donut_claims, "balance": balance_claims}
+
+
+def protocol_gap(kind, table):
+    """Per row: summed |size - the paper's size| of the training, tuning and test sets.
+
+    The paper's sizes: 100, 100 and 10,000 (Section 6); n, n and 625 - 2n (Section 7).
+    """
+    if kind == "balance":
+        n = table["n"].to_numpy()
+        sizes = (n, n, 625 - 2 * n)
+    else:
+        sizes = (100, 100, 10000)
+    columns = ("n_train", "n_tune", "n_test")
+    if not set(columns) <= set(table):
+        return np.full(len(table), np.nan)
+    return sum(np.abs(table[c].to_numpy() - s) for c, s in zip(columns, sizes, strict=True))
 
 
 def study_claims(kind, table):
@@ -655,7 +681,7 @@ def study_claims(kind, table):
     cells : pandas.DataFrame
         One row per claim test and cell (the paired difference, its SE, the verdict).
     """
-    table = derived_metrics(table)
+    table = derived_metrics(table).assign(**{"protocol gap": protocol_gap(kind, table)})
     if kind == "balance":
         table = table.assign(**{"proportional deviation": proportional_deviation(table)})
     claims = CLAIMS[kind](table)
