@@ -65,13 +65,14 @@ class ClaimTest:
     margin: float = 0.0
 
     def describe(self):
+        """The test in a few words, for the report's tables."""
         if self.kind in ("smaller", "larger"):
             return f"D {'<' if self.kind == 'smaller' else '>'} 0 (2 SE)"
         if self.kind == "equivalent":
             return f"TOST, |D| < {self.margin:g}"
         if self.kind == "noninferior":
             return f"one-sided, D < {self.margin:g}"
-        return ""
+        return "every D_r <= 0" if self.kind == "all" else ""
 
 
 def verdict(mean, se, test):
@@ -255,7 +256,7 @@ def summarize_claim(claim, cells, pooled):
         if overall == "holds" and failing:
             overall = "holds pooled; HIDES cells where it does not hold"
     return {**row, "pooled by replication": pooled_text, "verdict": overall,
-            "cells where it fails": ", ".join(failing) or "none"}
+            "cells where it fails": "; ".join(failing) or "none"}
 
 
 # --- differences: frames (one wide table per design of the cell) -> (D_r, text, subject) ---

@@ -326,7 +326,7 @@ def test_stored_nonlinear_rows_give_the_nordic_versus_non_nordic_verdicts(stored
         assert d.mean() == pytest.approx(expected, abs=0.0006)
     row = summary.set_index("id").loc["6.1h"]
     assert row["verdict"] == "holds pooled; HIDES cells where it does not hold"
-    assert row["cells where it fails"] == "sigma=0.5, d=40, sigma=0.5, d=50"
+    assert row["cells where it fails"] == "sigma=0.5, d=40; sigma=0.5, d=50"
 
 
 def test_stored_donut_rows_give_the_class_3_verdict_pooled_by_replication(stored):
