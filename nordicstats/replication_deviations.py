@@ -104,6 +104,15 @@ def _tuning_lines(donut, variant):
             "On the balance scale only the weighted-error tuning was run.", ""]
 
 
+def _largest_gap(rows):
+    """The pair of methods whose shifts (``diff``, paired by rep) differ most, as text."""
+    shifts = rows.pivot_table(index="rep", columns="method", values="diff")
+    pairs = [(shifts[a] - shifts[b], f"{a} - {b}") for i, a in enumerate(shifts)
+             for b in shifts.columns[i + 1:]]
+    gap, name = max(pairs, key=lambda pair: abs(pair[0].mean()))
+    return f"{name} {_text(gap.mean(), gap.std(ddof=1) / np.sqrt(gap.size))}"
+
+
 def _ties_lines(ties, balance):
     merged = ties.merge(balance[["design", "method", "rep", "weighted_error"]],
                         on=["design", "method", "rep"], how="left")
@@ -116,12 +125,17 @@ def _ties_lines(ties, balance):
                         sd=("diff", "std")).reset_index()
     table["largest C - smallest C"] = [_text(m, s / np.sqrt(n)) for m, s, n in zip(
         table.pop("mean"), table.pop("sd"), table["splits"], strict=True)]
+    between = [f"{design}: {_largest_gap(part)}" for design, part
+               in merged.assign(diff=diff).groupby("design", sort=False)]
     return ["Ties.  The paper does not say how ties of the tuning criterion are broken; here "
             "the smallest C wins (then the middle width).  Measured on the balance scale, "
             "where tuning sets of n points tie often: each split tuned once and refit with "
             "the smallest and with the largest tied C.  The smallest-C refits reproduce "
             f"{same} of {len(merged)} stored rows exactly.  \"tied_share\": splits with more "
-            "than one best grid point; \"tied_points\": mean number of best grid points.", "",
+            "than one best grid point; \"tied_points\": mean number of best grid points.  "
+            "A comparison between two of these methods moves by at most (the largest "
+            "paired difference of two methods' shifts): "
+            + "; ".join(between) + ".", "",
             table.to_markdown(index=False, floatfmt=".3f"), ""]
 
 
