@@ -223,14 +223,14 @@ def deviation_lines(tables, deviations, ties=None):
     lines = ["## Deviations from the paper", "", summary.to_markdown(index=False), ""]
     donut, balance = tables.get("donut"), tables.get("balance")
     measured = [
-        (_variance_lines, donut, deviations.get("donut_variance")),
-        (_tuning_lines, donut, deviations.get("donut_weighted_tuning")),
-        (_ties_lines, ties, balance),
-        (_svr_lines, balance, deviations.get("balance_svr_scaled")),
+        ("The donut's noise", _variance_lines, donut, deviations.get("donut_variance")),
+        ("Tuning criterion", _tuning_lines, donut, deviations.get("donut_weighted_tuning")),
+        ("Ties", _ties_lines, ties, balance),
+        ("SVR's scaling", _svr_lines, balance, deviations.get("balance_svr_scaled")),
     ]
-    for build, first, second in measured:
+    for title, build, first, second in measured:
         if first is None or second is None or first.empty or second.empty:
-            lines += [f"{build.__name__[1:-6].capitalize()}: not yet measured.", ""]
+            lines += [f"{title}: not yet measured.", ""]
             continue
         lines += build(first, second)
     lines += _data_lines()

@@ -359,3 +359,39 @@ def test_every_claim_sentence_is_quoted_in_the_committed_report(stored, script):
             assert f"| {claim.key} " in text and f"\"{claim.sentence}\"" in text
     assert "## Deviations from the paper" in text
     assert text.strip() == script.build_report(RESULTS).strip()  # regenerated, not edited
+
+
+# --- deviations from the paper ---
+
+def test_compare_verdicts_flags_a_claim_whose_verdict_a_deviation_changes():
+    from nordicstats.replication_deviations import compare_verdicts
+
+    rng = np.random.default_rng(3)
+    base = rng.uniform(0.1, 0.2, 30)
+    errors = {m: base + 0.05 + rng.normal(0, 0.005, 30) for m in STUDIES["balance"].methods}
+    errors["SVR"] = base + 0.3
+    here = _fake_balance(errors)
+    errors["NORDIC-2"] = base + rng.normal(0, 0.001, 30)  # the variant makes NORDIC-2 best
+    table = compare_verdicts("balance", here, _fake_balance(errors), ids=["7g", "7j"])
+    rows = table.set_index("id")
+    assert rows.loc["7g", "verdict here"] != "holds" and rows.loc["7g", "verdict variant"] \
+        == "holds" and rows.loc["7g", "changed"] == "yes"
+    assert rows.loc["7j", "changed"] == ""
+
+
+def test_ties_section_reads_the_paired_refits_and_checks_the_stored_rows():
+    from nordicstats.replication_deviations import deviation_lines
+
+    errors = {m: [0.10, 0.20, 0.30] for m in STUDIES["balance"].methods}
+    balance = _fake_balance(errors)
+    ties = pd.DataFrame({"design": "n=52", "n": 52, "method": ["BSVM"] * 3 + ["CK"] * 3,
+                         "rep": [0, 1, 2] * 2, "tied": [1, 3, 2, 1, 1, 1],
+                         "weighted_error_smallest": [0.10, 0.20, 0.31] * 2,
+                         "weighted_error_largest": [0.10, 0.16, 0.25, 0.10, 0.20, 0.31]})
+    text = "\n".join(deviation_lines({"balance": balance}, {}, ties))
+    assert "reproduce 4 of 6 stored rows exactly" in text  # rep 2: 0.31, its row 0.30
+    diff = np.array([0.0, -0.04, -0.06])
+    assert f"{diff.mean():+.4f} ({diff.std(ddof=1) / np.sqrt(3):.4f})" in text
+    assert "| n=52     | BSVM     |        3 |        0.667 |         2.000 |" in text
+    assert "BSVM - CK -0.0333 (0.0176)" in text  # BSVM's shifts minus CK's (all 0)
+    assert "The donut's noise: not yet measured" in text
