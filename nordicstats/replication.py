@@ -62,7 +62,7 @@ class StudySpec:
 
     name: str
     kind: str  # "nonlinear", "donut" or "balance"
-    axis: tuple  # the design values: sizes n, or (sigma, d) pairs
+    axis: tuple  # the design values: sizes n, or (d, sigma) pairs
     methods: tuple
     costs: str | None  # name in nordicstats.metrics of the recorded cost matrix
     scoring: str  # "error" or the cost-matrix name

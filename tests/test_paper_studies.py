@@ -395,3 +395,32 @@ def test_ties_section_reads_the_paired_refits_and_checks_the_stored_rows():
     assert "| n=52     | BSVM     |        3 |        0.667 |         2.000 |" in text
     assert "BSVM - CK -0.0333 (0.0176)" in text  # BSVM's shifts minus CK's (all 0)
     assert "The donut's noise: not yet measured" in text
+
+
+def test_tie_measurement_refits_the_stored_row_and_a_largest_c_alternative(script):
+    from nordicstats.experiments import balance_scale_design, run_task
+
+    spec = STUDIES["balance"]
+    row = script.tie_row(30, "BSVM", 1)
+    stored_row = run_task(balance_scale_design(30), spec.method_objects(["BSVM"])[0], 1,
+                          spec.seed, scoring=spec.cost_matrix(), costs=spec.cost_matrix())
+    assert row["weighted_error_smallest"] == pytest.approx(stored_row["weighted_error"],
+                                                           abs=1e-12)
+    assert row["C_smallest"] == stored_row["C"] and row["tied"] >= 1
+    assert row["C_largest"] >= row["C_smallest"]
+    if row["tied"] == 1:  # one best grid point: both rules pick it
+        assert row["C_largest"] == row["C_smallest"]
+        assert row["weighted_error_largest"] == row["weighted_error_smallest"]
+
+
+def test_scaled_svr_study_standardises_the_covariates_by_the_training_moments(script,
+                                                                              tmp_path):
+    from nordicstats.replication import standardized_balance_split
+
+    split = standardized_balance_split(40, random_state=5)
+    assert np.allclose(split.X_train.mean(), 0) and np.allclose(split.X_train.std(ddof=1), 1)
+    assert not np.allclose(split.X_test.mean(), 0, atol=1e-3)  # test rows use train moments
+    table = script.main(["balance_svr_scaled", *TINY, "--sizes", "30", "--results",
+                         str(tmp_path)])
+    assert set(table["method"]) == {"SVR-scaled"} and (table["status"] == "ok").all()
+    assert len(table) == 2 and set(table["design"]) == {"n=30"}
