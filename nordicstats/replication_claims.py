@@ -496,6 +496,13 @@ def donut_claims(table):
               "performance.", "an explanation; the rows hold no measure of degrees of freedom"),
         Claim("6.2n", "6.2", "Hence, it is perceivable that a Class 2 observation is very "
               "difficult to be correctly classified.", "tested with 6.2r (class 2 accuracy)"),
+        Claim("6.2n2", "6.2", "Note that Class 2 is sandwiched by Class 1 and Class 3 from both "
+              "outside and inside, and the high density region for Class 2 is very thin due to "
+              "the construction.", "a property of the design (the generator draws it), not a "
+              "result"),
+        Claim("6.2n3", "6.2", "However, recall that in this data set the three classes are "
+              "highly imbalanced in terms of their sample size.", "tested with 6.2b, 6.2c and "
+              "6.2p (the classes' shares of the test set)"),
         Claim("6.2o", "6.2", "The noncrossing constraints here may be of some help because the "
               "boundary between Classes 1 and 2 may boost the estimation of the boundary "
               "between Classes 2 and 3, and vice versa.", "the best NORDIC has a smaller "
@@ -582,6 +589,22 @@ def data_counts_difference(frames):
     return pd.Series([float(gap)]), "data - paper (largest class gap)", None
 
 
+def rule_violations(frames):
+    """Rows of the stored data set whose class is not the paper's rule (frames unused).
+
+    The rule: L when left weight x left distance exceeds right weight x right distance,
+    R when it is smaller, B when they are equal.
+    """
+    from nordicstats.datasets import load_balance_scale
+
+    data = load_balance_scale()
+    torque = (data["left_weight"] * data["left_distance"]
+              - data["right_weight"] * data["right_distance"])
+    rule = np.where(torque > 0, "L", np.where(torque < 0, "R", "B"))
+    wrong = int((data["balance"].astype(str).to_numpy() != rule).sum())
+    return pd.Series([float(wrong)]), "rows whose class breaks the rule", None
+
+
 def balance_claims(table):
     """Section 7."""
     cells = size_cells(table)
@@ -645,6 +668,11 @@ def balance_claims(table):
                 "minus the worst)", f"P({k} -> {k})", ClaimTest("equivalent", CLASS_MARGIN), cells,
                 extreme_pair(SIX), pooled=False)
           for key, k in (("o", "L"), ("p", "R"))],
+        Claim("7r", "7 (data)", "The correct way to find the class is the greater of "
+              "(left-distance * left-weight) and (right-distance * right-weight). If they are "
+              "equal, it is balanced.", "no row of the stored data set breaks the rule",
+              "weighted_error", ClaimTest("all"), (("data set", cells[0][1]),) if cells else (),
+              rule_violations, pooled=False),
         Claim("7q", "7 (protocol)", "We randomly select n points from the data set for "
               "training, n for tuning, and the remaining (625-2n) are for testing.", "every "
               "row's training, tuning and test sizes are n, n, 625 - 2n (summed absolute gap "
