@@ -85,7 +85,9 @@ def _variance_lines(donut, variant):
             f"(the usual reading of the figure's noise levels).  Measured: the donut rerun "
             f"with sd = sqrt(sigma) at d in {sorted(set(variant['d']))} "
             f"({variant['rep'].nunique()} replications, the main study's seeds); cells are "
-            "labelled by sigma as the paper writes it.  " + _changes(table) + ".", "",
+            "labelled by sigma as the paper writes it, and \"here\" is the main study's rows "
+            "of the same designs and replications.  (The literal reading of sigma = 0.4, sd "
+            "0.63, is close to the main study's sigma = 0.6.)  " + _changes(table) + ".", "",
             table.to_markdown(index=False), ""]
 
 
@@ -97,7 +99,8 @@ def _tuning_lines(donut, variant):
             "chooses C and the width; here the simulations are tuned by the plain error and "
             "the balance scale by the weighted error it is scored by.  Measured on the "
             "donut: the same designs tuned by the weighted error "
-            f"({variant['rep'].nunique()} replications).  " + _changes(table) + "; each "
+            f"({variant['rep'].nunique()} replications; \"here\" is the main study's rows of "
+            "the same designs and replications).  " + _changes(table) + "; each "
             "method's weighted error changes by (tuned by weighted error - tuned by error, "
             "pooled over the cells within a replication):", "",
             change.to_markdown(index=False), "", table.to_markdown(index=False), "",
