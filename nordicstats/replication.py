@@ -326,7 +326,7 @@ def _claims_lines(name, table):
     summary, cells = evaluate_claims(name, table)
     numbers = ["difference", "se", "margin needed"]
     cells = cells.assign(**{c: [("" if pd.isna(v) else f"{v:.4f}") for v in cells[c]]
-                            for c in numbers if c in cells}).fillna("")
+                            for c in numbers if c in cells}).astype(object).fillna("")
     return ["### Claims", "",
             "Every result sentence of the section, quoted; \"tested as\" says how the rows "
             "read it, \"cells\" counts the per-cell verdicts (table below), \"pooled by "

@@ -174,7 +174,7 @@ def test_strongest_competitor_is_a_paper_method_and_the_logit_is_reported_beside
 def test_claims_without_pairs_are_not_yet_measured():
     table = _fake_balance({"NORDIC-2": [0.1], "SVR": [0.3], "DR": [0.2]})
     cells = evaluate_claims("balance", table)[1]
-    measured = cells[~cells["id"].isin(["7a", "7b"])]  # facts of the data, not of pairs
+    measured = cells[cells["test"] != "every D_r <= 0"]  # facts of the data and protocol
     assert set(measured["verdict"]) == {"not yet measured"}
 
 
