@@ -10,6 +10,18 @@ Studies (:data:`nordicstats.replication.STUDIES`):
 * ``balance`` (Section 7): n in {52, 79, 125, 208}, 100 stratified splits, the six methods
   plus SVR and the ordered logit; tuned and scored by the weighted error (BALANCE_COSTS).
 
+Deviation studies (:data:`nordicstats.replication.DEVIATION_STUDIES`; same seeds as the main
+studies, so their rows pair with the main rows): ``donut_variance`` (the donut's noise read as a
+variance), ``donut_weighted_tuning`` (the donut tuned by its weighted error),
+``balance_svr_scaled`` (SVR with e1071's default scaling), and ``ties`` (balance splits refit
+with ties of the tuning criterion broken to the largest instead of the smallest C; rows to
+``deviation_ties.csv``).  The report's "Deviations from the paper" reads them::
+
+    nice -n 19 python -m benchmarks.paper_studies donut_variance --reps 30 --n-jobs 1
+    nice -n 19 python -m benchmarks.paper_studies donut_weighted_tuning --reps 30 --n-jobs 1
+    nice -n 19 python -m benchmarks.paper_studies balance_svr_scaled --reps 100 --n-jobs 1
+    nice -n 19 python -m benchmarks.paper_studies ties --reps 50 --n-jobs 1
+
 Every method is tuned on the tuning set over C in 2^-4..2^4 and the widths at the 10/50/90%
 pairwise-distance quantiles.  Rows are appended to ``benchmarks/results/<study>.jsonl`` as they
 finish; rerunning the same command resumes (finished rows are skipped; failed rows are
