@@ -51,13 +51,19 @@ def compare_verdicts(kind, base, variant, ids=None):
     return out.reset_index(drop=True)
 
 
-def _matching(base, variant, sigma_of=lambda s: s):
+def _matching(base, variant):
     """``base`` rows of the variant's (d, sigma) designs and replications."""
-    pairs = {(int(d), round(float(sigma_of(s)), 6))
+    pairs = {(int(d), round(float(s), 6))
              for d, s in zip(variant["d"], variant["sigma"], strict=True)}
     keep = [(int(d), round(float(s), 6)) in pairs and r in set(variant["rep"])
             for d, s, r in zip(base["d"], base["sigma"], base["rep"], strict=True)]
     return base[keep]
+
+
+def _span(texts):
+    """``"a to b"`` over ``"+0.0123 (0.0045)"`` texts: the smallest and largest mean."""
+    means = sorted(float(t.split()[0]) for t in texts)
+    return f"{means[0]:+.4f} to {means[-1]:+.4f}"
 
 
 def _changes(frame):
@@ -88,7 +94,7 @@ def _variance_lines(donut, variant):
             "labelled by sigma as the paper writes it, and \"here\" is the main study's rows "
             "of the same designs and replications.  (The literal reading of sigma = 0.4, sd "
             "0.63, is close to the main study's sigma = 0.6.)  " + _changes(table) + ".", "",
-            table.to_markdown(index=False), ""]
+            table.to_markdown(index=False), ""], f"{_changes(table)} (6.2a, d, e, t)"
 
 
 def _tuning_lines(donut, variant):
@@ -104,7 +110,9 @@ def _tuning_lines(donut, variant):
             "method's weighted error changes by (tuned by weighted error - tuned by error, "
             "pooled over the cells within a replication):", "",
             change.to_markdown(index=False), "", table.to_markdown(index=False), "",
-            "On the balance scale only the weighted-error tuning was run.", ""]
+            "On the balance scale only the weighted-error tuning was run.", ""], (
+        f"donut: {_changes(table)} (6.2a, e, f, g); every method's weighted error changes "
+        f"by {_span(change.iloc[:, 2])}")
 
 
 def _largest_gap(rows):
@@ -139,7 +147,10 @@ def _ties_lines(ties, balance):
             "A comparison between two of these methods moves by at most (the largest "
             "paired difference of two methods' shifts): "
             + "; ".join(between) + ".", "",
-            table.to_markdown(index=False, floatfmt=".3f"), ""]
+            table.to_markdown(index=False, floatfmt=".3f"), ""], (
+        f"ties in {table['tied_share'].min():.0%}-{table['tied_share'].max():.0%} of splits; "
+        f"largest C changes the weighted error by {_span(table['largest C - smallest C'])}; "
+        "comparisons between methods move by at most: " + "; ".join(between))
 
 
 def _svr_lines(balance, scaled):
@@ -156,16 +167,17 @@ def _svr_lines(balance, scaled):
             f"({scaled['rep'].nunique()} per n); its weighted error changes by "
             f"{change.iloc[0, 2]} (scaled - unscaled, pooled over n within a split).  "
             "Claims about SVR with the scaled SVR in its place: " + _changes(table) + ".",
-            "", table.to_markdown(index=False), ""]
+            "", table.to_markdown(index=False), ""], (
+        f"weighted error {change.iloc[0, 2]}; {_changes(table)} (7c, j, k)")
 
 
 def _certificate_lines(name, table):
     status = table.get("solver_status")
     if status is None:
-        return []
+        return [], f"{name}: no certificates recorded"
     bad = table[status.notna() & (status != "optimal")]
     if bad.empty:
-        return [f"Refits not certified ({name}): none.", ""]
+        return [f"Refits not certified ({name}): none.", ""], f"{name}: none"
     drop = set(zip(bad["design"], bad["rep"], strict=True))
     keep = [(d, r) not in drop for d, r in zip(table["design"], table["rep"], strict=True)]
     compared = compare_verdicts(name, table, table[keep])
@@ -176,7 +188,7 @@ def _certificate_lines(name, table):
              f"designs: {_changes(compared)}.", ""]
     if len(changed):
         lines += [changed.to_markdown(index=False), ""]
-    return lines
+    return lines, f"{name}: {len(bad)} uncertified, {_changes(compared)}"
 
 
 def _data_lines():
@@ -195,49 +207,62 @@ def _data_lines():
             "which rows a seed draws into a split) can differ.", ""]
 
 
-SUMMARY = [
-    ("Donut dimensions", "\"d range from 10 to 75\"", "d in {10, 25, 40, 55, 75}",
-     "not measurable (the paper's grid is not given); every claim is tested at every d"),
-    ("Donut noise", "N_d(0, sigma I): variance sigma", "standard deviation sigma",
-     "measured: donut_variance rows (below)"),
-    ("Tuning criterion", "not stated", "error (simulations); weighted error (balance)",
-     "measured on the donut: donut_weighted_tuning rows (below)"),
-    ("Ties of the criterion", "not stated", "smallest C, then the middle width",
-     "measured on the balance scale: deviation_ties.csv (below)"),
-    ("SVR scaling", "e1071 svm() (scales by default)", "no scaling",
-     "measured: balance_svr_scaled rows (below)"),
-    ("Balance-scale data", "UCI file", "generated from the rule", "none on the distribution "
-     "(same 625 rows, counts checked below)"),
-    ("Certificates", "not discussed", "refits not certified optimal are kept",
-     "measured: claims recomputed without them (below)"),
-    ("Implementation", "the authors' R code", "this package (Python)",
-     "timing claims (6.1d-e, 6.2y-z) are about this implementation"),
-]
+#: (deviation, the paper, here, effect when it cannot be measured or is not yet measured)
+SUMMARY = {
+    "dimensions": ("Donut dimensions", "\"d range from 10 to 75\"", "d in {10, 25, 40, 55, 75}",
+                   "not measurable (the paper's grid is not given); every claim is tested at "
+                   "every d"),
+    "noise": ("Donut noise", "N_d(0, sigma I): variance sigma", "standard deviation sigma",
+              "not yet measured"),
+    "tuning": ("Tuning criterion", "not stated", "error (simulations); weighted error "
+               "(balance)", "not yet measured"),
+    "ties": ("Ties of the criterion", "not stated", "smallest C, then the middle width",
+             "not yet measured"),
+    "svr": ("SVR scaling", "e1071 svm() (scales by default)", "no scaling",
+            "not yet measured"),
+    "data": ("Balance-scale data", "UCI file", "generated from the rule",
+             "none on the distribution (the same 625 rows; counts and rule checked, 7a, 7r)"),
+    "certificates": ("Certificates", "not discussed", "refits not certified optimal are kept",
+                     "not yet measured"),
+    "implementation": ("Implementation", "the authors' R code", "this package (Python)",
+                       "timing claims (6.1d-e, 6.2y-z) are about this implementation"),
+}
 
 
 def deviation_lines(tables, deviations, ties=None):
-    """The "Deviations from the paper" section.
+    """The "Deviations from the paper" section: a summary table, then each measurement.
 
     ``tables``: the main studies' ok rows by name; ``deviations``: the deviation
     studies' ok rows by name (missing ones are reported as not yet measured);
     ``ties``: the tie-breaking rows or None.
     """
-    summary = pd.DataFrame(SUMMARY, columns=["deviation", "the paper", "here", "effect"])
-    lines = ["## Deviations from the paper", "", summary.to_markdown(index=False), ""]
+    effects = {key: row[3] for key, row in SUMMARY.items()}
     donut, balance = tables.get("donut"), tables.get("balance")
     measured = [
-        ("The donut's noise", _variance_lines, donut, deviations.get("donut_variance")),
-        ("Tuning criterion", _tuning_lines, donut, deviations.get("donut_weighted_tuning")),
-        ("Ties", _ties_lines, ties, balance),
-        ("SVR's scaling", _svr_lines, balance, deviations.get("balance_svr_scaled")),
+        ("noise", "The donut's noise", _variance_lines, donut,
+         deviations.get("donut_variance")),
+        ("tuning", "Tuning criterion", _tuning_lines, donut,
+         deviations.get("donut_weighted_tuning")),
+        ("ties", "Ties", _ties_lines, ties, balance),
+        ("svr", "SVR's scaling", _svr_lines, balance, deviations.get("balance_svr_scaled")),
     ]
-    for title, build, first, second in measured:
+    details = []
+    for key, title, build, first, second in measured:
         if first is None or second is None or first.empty or second.empty:
-            lines += [f"{title}: not yet measured.", ""]
+            details += [f"{title}: not yet measured.", ""]
             continue
-        lines += build(first, second)
-    lines += _data_lines()
+        lines, effects[key] = build(first, second)
+        details += lines
+    details += _data_lines()
+    certified = []
     for name in ("nonlinear", "donut", "balance"):
         if tables.get(name) is not None:
-            lines += _certificate_lines(name, tables[name])
-    return lines
+            lines, effect = _certificate_lines(name, tables[name])
+            details += lines
+            certified.append(effect)
+    if certified:
+        effects["certificates"] = "; ".join(certified)
+    summary = pd.DataFrame([(*row[:3], effects[key]) for key, row in SUMMARY.items()],
+                           columns=["deviation", "the paper", "here", "measured effect"])
+    return ["## Deviations from the paper", "", summary.to_markdown(index=False), "",
+            *details]
