@@ -13,12 +13,14 @@ Studies (:data:`nordicstats.replication.STUDIES`):
 Deviation studies (:data:`nordicstats.replication.DEVIATION_STUDIES`; same seeds as the main
 studies, so their rows pair with the main rows): ``donut_variance`` (the donut's noise read as a
 variance), ``donut_weighted_tuning`` (the donut tuned by its weighted error),
-``balance_svr_scaled`` (SVR with e1071's default scaling), and ``ties`` (balance splits refit
+``balance_error_tuning`` (the balance scale tuned by the plain error), ``balance_svr_scaled``
+(SVR with e1071's default scaling), and ``ties`` (balance splits refit
 with ties of the tuning criterion broken to the largest instead of the smallest C; rows to
 ``deviation_ties.csv``).  The report's "Deviations from the paper" reads them::
 
     nice -n 19 python -m benchmarks.paper_studies donut_variance --reps 30 --n-jobs 1
     nice -n 19 python -m benchmarks.paper_studies donut_weighted_tuning --reps 30 --n-jobs 1
+    nice -n 19 python -m benchmarks.paper_studies balance_error_tuning --reps 30 --n-jobs 2
     nice -n 19 python -m benchmarks.paper_studies balance_svr_scaled --reps 100 --n-jobs 1
     nice -n 19 python -m benchmarks.paper_studies ties --reps 50 --n-jobs 1
 

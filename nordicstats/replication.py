@@ -119,6 +119,8 @@ DEVIATION_DIMENSIONS = (10, 40, 75)
 #: * ``donut_variance``: the donut's noise read as a variance (sd = sqrt(sigma)), as the
 #:   paper's N_d(0, sigma I) literally says;
 #: * ``donut_weighted_tuning``: the donut tuned by its weighted error instead of the error;
+#: * ``balance_error_tuning``: the balance scale tuned by the error instead of its weighted
+#:   error (the ordered logit, which has nothing to tune, is left out);
 #: * ``balance_svr_scaled``: SVR as e1071::svm runs it by default (covariates and response
 #:   standardised; the widths from the standardised covariates).
 DEVIATION_STUDIES = {
@@ -130,6 +132,9 @@ DEVIATION_STUDIES = {
         "donut_weighted_tuning", "donut",
         tuple((d, s) for s in (0.2, 0.4) for d in DEVIATION_DIMENSIONS), tuple(SIX),
         "DONUT_COSTS", "DONUT_COSTS", 20170602, "deviation_donut_weighted_tuning.jsonl", 60),
+    "balance_error_tuning": StudySpec(
+        "balance_error_tuning", "balance", (52, 79, 125, 208), SECTION7, "BALANCE_COSTS",
+        "error", 20170622, "deviation_balance_error_tuning.jsonl", 15),
     "balance_svr_scaled": StudySpec(
         "balance_svr_scaled", "balance", (52, 79, 125, 208), ("SVR-scaled",),
         "BALANCE_COSTS", "BALANCE_COSTS", 20170622, "deviation_balance_svr_scaled.jsonl", 15,
