@@ -10,6 +10,20 @@ Studies (:data:`nordicstats.replication.STUDIES`):
 * ``balance`` (Section 7): n in {52, 79, 125, 208}, 100 stratified splits, the six methods
   plus SVR and the ordered logit; tuned and scored by the weighted error (BALANCE_COSTS).
 
+Deviation studies (:data:`nordicstats.replication.DEVIATION_STUDIES`; same seeds as the main
+studies, so their rows pair with the main rows): ``donut_variance`` (the donut's noise read as a
+variance), ``donut_weighted_tuning`` (the donut tuned by its weighted error),
+``balance_error_tuning`` (the balance scale tuned by the plain error), ``balance_svr_scaled``
+(SVR with e1071's default scaling), and ``ties`` (balance splits refit
+with ties of the tuning criterion broken to the largest instead of the smallest C; rows to
+``deviation_ties.csv``).  The report's "Deviations from the paper" reads them::
+
+    nice -n 19 python -m benchmarks.paper_studies donut_variance --reps 30 --n-jobs 1
+    nice -n 19 python -m benchmarks.paper_studies donut_weighted_tuning --reps 30 --n-jobs 1
+    nice -n 19 python -m benchmarks.paper_studies balance_error_tuning --reps 30 --n-jobs 2
+    nice -n 19 python -m benchmarks.paper_studies balance_svr_scaled --reps 100 --n-jobs 1
+    nice -n 19 python -m benchmarks.paper_studies ties --reps 50 --n-jobs 1
+
 Every method is tuned on the tuning set over C in 2^-4..2^4 and the widths at the 10/50/90%
 pairwise-distance quantiles.  Rows are appended to ``benchmarks/results/<study>.jsonl`` as they
 finish; rerunning the same command resumes (finished rows are skipped; failed rows are
@@ -43,34 +57,45 @@ os.environ.setdefault("MKL_NUM_THREADS", "1")
 
 import argparse  # noqa: E402
 import time  # noqa: E402
+from dataclasses import replace  # noqa: E402
 from pathlib import Path  # noqa: E402
 
+import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 
-from nordicstats.experiments import _read_rows, load_results, run_study  # noqa: E402
+from nordicstats import metrics  # noqa: E402
+from nordicstats.experiments import (  # noqa: E402
+    _read_rows,
+    balance_scale_design,
+    load_results,
+    replication_seeds,
+    run_study,
+)
 from nordicstats.replication import (  # noqa: E402
+    DEVIATION_STUDIES,
     STUDIES,
     draw_figures,
     replication_report,
     study_spec,
     timing_summary,
 )
-from nordicstats.tuning import PAPER_C_GRID, PAPER_WIDTH_QUANTILES  # noqa: E402
+from nordicstats.tuning import (  # noqa: E402
+    PAPER_C_GRID,
+    PAPER_WIDTH_QUANTILES,
+    default_grid,
+    tune,
+)
 
 RESULTS = Path(__file__).resolve().parent / "results"
 RUNS_FILE = "runs.csv"
 
 
-def spec_name(table):
-    """The study a table of rows belongs to (by its design names)."""
-    first = str(table["design"].iloc[0])
-    return "balance" if first.startswith("n=") else first.split()[0]
-
-
 def parse_args(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("study", choices=[*STUDIES, "report"],
-                        help="study to run, or 'report' (figures and REPLICATION.md only)")
+    parser.add_argument("study", choices=[*STUDIES, *DEVIATION_STUDIES, "ties", "report"],
+                        help="study to run (a paper study, a deviation study or 'ties', the "
+                             "tie-breaking measurement), or 'report' (figures and "
+                             "REPLICATION.md only)")
     parser.add_argument("--reps", type=int, default=100, help="replications (paper: 100)")
     parser.add_argument("--methods", nargs="+", default=None, help="subset of the methods")
     parser.add_argument("--defer", nargs="*", default=[],
@@ -97,10 +122,8 @@ def parse_args(argv=None):
 def _designs(spec, args):
     designs = spec.designs(args.n_train, args.n_tune, args.n_test)
     if spec.kind == "balance":
-        from nordicstats.experiments import balance_scale_design
-
-        return designs if args.sizes is None else [balance_scale_design(n)
-                                                   for n in sorted(args.sizes)]
+        return designs if args.sizes is None else replace(
+            spec, axis=tuple(sorted(args.sizes))).designs()
     if args.dims or args.sigmas:  # other grids than the paper's (smoke tests)
         from nordicstats.experiments import simulation_design
 
@@ -137,7 +160,8 @@ def run(args):
     return table
 
 
-def print_summary(table, methods, start, load_before, run_rows):
+def print_summary(table, spec, start, load_before, run_rows):
+    methods = list(spec.methods)
     ok = table[table["status"] == "ok"]
     print(f"\n{len(table)} rows ({len(ok)} ok); wall time of this run "
           f"{time.perf_counter() - start:.0f} s; load average before {load_before}, "
@@ -151,7 +175,7 @@ def print_summary(table, methods, start, load_before, run_rows):
         per = run_rows.groupby("method")["total_time"].agg(["count", "sum", "mean"])
         print("\nTask seconds per method in this run (count, total, mean per task):")
         print(per.reindex(methods).dropna().round(2).to_string())
-    timing = timing_summary(table, study_spec(spec_name(table)))
+    timing = timing_summary(table, spec)
     print(f"\nOne replication of every cell: {timing['per_replication']:.0f} task-seconds "
           f"({timing['cpu_per_replication']:.0f} CPU seconds); 100 replications on 2 workers: "
           f"~{timing['wall_minutes']:.0f} min wall at the load above, ~"
@@ -162,29 +186,101 @@ def print_summary(table, methods, start, load_before, run_rows):
           .reindex(columns=methods).round(2).to_string())
 
 
+def _rows(path):
+    return load_results(path) if path.exists() and path.stat().st_size else None
+
+
+def build_report(results, figures=False):
+    """REPLICATION.md's text from the rows in the folder ``results`` (figures saved there)."""
+    tables = {}
+    for name, spec in STUDIES.items():
+        tables[name] = _rows(results / spec.file)
+        if tables[name] is not None and figures:
+            draw_figures(name, tables[name], results)
+    deviations = {name: _rows(results / spec.file) for name, spec in DEVIATION_STUDIES.items()}
+    paired, runs, ties = (results / "weights_paired.csv", results / RUNS_FILE,
+                          results / TIES_FILE)
+    return replication_report(tables, pd.read_csv(paired) if paired.exists() else None,
+                              pd.read_csv(runs) if runs.exists() else None, deviations,
+                              pd.read_csv(ties) if ties.exists() else None)
+
+
 def report(args):
     """Figures and REPLICATION.md from every study's stored rows."""
     import matplotlib
 
     matplotlib.use("Agg")
-    tables = {}
-    for name, spec in STUDIES.items():
-        path = args.results / spec.file
-        tables[name] = load_results(path) if path.exists() and path.stat().st_size else None
-        if tables[name] is not None and not args.no_figures:
-            draw_figures(name, tables[name], args.results)
-    paired, runs = args.results / "weights_paired.csv", args.results / RUNS_FILE
-    text = replication_report(tables, pd.read_csv(paired) if paired.exists() else None,
-                              pd.read_csv(runs) if runs.exists() else None)
+    text = build_report(args.results, figures=not args.no_figures)
     (args.results / "REPLICATION.md").write_text(text + "\n", encoding="utf-8")
     print(f"wrote {args.results / 'REPLICATION.md'}")
     return text
+
+
+#: The tie-breaking measurement: balance-scale sizes and methods (the SVMs whose tuning
+#: sets of n points leave many grid points tied on the weighted error).
+TIE_SIZES = (52, 208)
+TIE_METHODS = ("NORDIC-1", "NORDIC-2", "BSVM", "CK")
+TIES_FILE = "deviation_ties.csv"
+
+
+def largest_c_among_ties(scores, grid):
+    """Row of ``scores`` chosen when ties go to the largest C (then the middle width)."""
+    values = scores["score"].to_numpy(dtype=float)
+    best = np.nanmin(values[np.isfinite(values)])
+    tied = np.flatnonzero(values <= best + 1e-12 * max(1.0, abs(best)))
+    middle = (len(grid["gamma"]) - 1) / 2
+
+    def key(row):
+        return (-float(scores["C"].iloc[row]),
+                abs(grid["gamma"].index(scores["gamma"].iloc[row]) - middle))
+
+    return int(min(tied, key=key)), int(tied.size)
+
+
+def tie_row(n, label, rep):
+    """One balance split tuned once, refit with ties to the smallest and to the largest C.
+
+    The split and the tuning are those of the stored balance row (same seed), so the
+    smallest-C refit reproduces the stored weighted error.
+    """
+    spec = STUDIES["balance"]
+    split = balance_scale_design(n).sample(replication_seeds(spec.seed, rep)[0])
+    method = spec.method_objects([label])[0]
+    grid = default_grid(method.factory, split.X_train)
+    costs = spec.cost_matrix()
+    res = tune(method.factory, split.X_train, split.y_train, param_grid=grid,
+               X_tune=split.X_tune, y_tune=split.y_tune, scoring=costs, refit=False)
+    largest, tied = largest_c_among_ties(res.scores, grid)
+    row = {"design": f"n={n}", "n": n, "method": label, "rep": rep, "tied": tied}
+    for rule, index in (("smallest", res.best_index), ("largest", largest)):
+        params = {name: res.scores[name].iloc[index] for name in grid}
+        pred = method.factory(**params).fit(split.X_train, split.y_train).predict(split.X_test)
+        row[f"C_{rule}"] = float(params["C"])
+        row[f"weighted_error_{rule}"] = metrics.weighted_error(split.y_test, pred, costs)
+    return row
+
+
+def run_ties(args):
+    """Tie-breaking measurement (``ties``): rows to ``<results>/deviation_ties.csv``."""
+    from joblib import Parallel, delayed
+
+    tasks = [(n, m, r) for r in range(args.reps) for n in (args.sizes or TIE_SIZES)
+             for m in (args.methods or TIE_METHODS)]
+    rows = Parallel(n_jobs=args.n_jobs)(delayed(tie_row)(*task) for task in tasks)
+    table = pd.DataFrame.from_records(rows)
+    args.results.mkdir(parents=True, exist_ok=True)
+    table.to_csv(args.results / TIES_FILE, index=False)
+    print(table.groupby(["design", "method"])[["tied", "weighted_error_smallest",
+                                                "weighted_error_largest"]].mean())
+    return table
 
 
 def main(argv=None):
     args = parse_args(argv)
     if args.study == "report":
         return report(args)
+    if args.study == "ties":
+        return run_ties(args)
     load_before = tuple(round(x, 2) for x in os.getloadavg())
     print(f"load average {load_before}; {os.cpu_count()} cores; OMP/OPENBLAS threads = "
           f"{os.environ['OMP_NUM_THREADS']}; n_jobs = {args.n_jobs}")
@@ -195,7 +291,7 @@ def main(argv=None):
     table = run(args)
     wall = time.perf_counter() - start
     rows = pd.DataFrame.from_records(_read_rows(path)[before:])
-    print_summary(table, list(spec.methods), start, load_before, rows)
+    print_summary(table, spec, start, load_before, rows)
     log_run(args, before, table, wall, load_before[0])
     return table
 

@@ -5,15 +5,12 @@ criterion, the recorded cost matrix and the study seed, so the script that runs
 a study (``benchmarks/paper_studies.py``), the figures and the replication
 report all read the same definition.
 
-Claims are checked on stored rows with **paired differences**: in one
-replication every method sees the same data, so for methods A and B the
-difference ``D_r = m_A(r) - m_B(r)`` of a metric ``m`` has mean ``Dbar`` and
-standard error ``sd(D) / sqrt(R)`` over the R replications both finished.  A
-claim "A is better (smaller) than B" *holds* when ``Dbar + 2 SE < 0``, *does
-not hold* when ``Dbar - 2 SE > 0`` and is *within noise* otherwise; a claim
-"A and B are comparable" holds when ``|Dbar| <= 2 SE``.  "A beats the others"
-compares A with the strongest other method of the cell (smallest mean).  Claims
-without two finished pairs are *not yet measured*.
+The paper's claims are tested on the stored rows by
+:mod:`nordicstats.replication_claims` (paired differences per cell, equivalence by two
+one-sided tests with stated margins, pooled verdicts by replication); the report lists
+every claim sentence of Sections 6.1, 6.2 and 7 with its per-cell verdicts.  The
+deviations of this replication from the paper are listed with their measured effects
+(:data:`DEVIATION_STUDIES`, small studies whose rows pair with the main studies').
 
 The report also states, per study, how far the rows are from the paper's 100
 replications, the solver certificates (refits not certified optimal, grid fits
@@ -31,25 +28,32 @@ import pandas as pd
 
 from nordicstats.experiments import (
     PAPER_METHODS,
+    Design,
     Method,
+    Split,
     balance_scale_design,
     simulation_design,
     summarize,
 )
+from nordicstats.replication_claims import (
+    NOT_MEASURED,
+    SECTION7,
+    SIX,
+    ClaimTest,
+    study_claims,
+    verdict,
+)
+from nordicstats.replication_deviations import deviation_lines
 
-__all__ = ["STUDIES", "StudySpec", "study_spec", "paired_difference", "confusion_share",
-           "evaluate_claims", "replication_report", "timing_summary", "draw_figures",
-           "measured_runs"]
+__all__ = ["STUDIES", "DEVIATION_STUDIES", "StudySpec", "study_spec", "evaluate_claims",
+           "replication_report", "timing_summary", "draw_figures", "measured_runs"]
 
-SIX = ["NORDIC-0", "NORDIC-1", "NORDIC-2", "BSVM", "DR", "CK"]
-EIGHT = [*SIX, "SVR", "OLR"]
+EIGHT = (*SECTION7, "OLR")
 #: The donut's five dimensions (the paper: "d range from 10 to 75").
 DONUT_DIMENSIONS = (10, 25, 40, 55, 75)
 NONLINEAR_DIMENSIONS = (10, 20, 30, 40, 50)
-Z = 2.0  # standard errors for a verdict
 PAPER_REPLICATIONS = 100
 WORKERS = 2  # the machine the wall-time targets refer to
-NOT_MEASURED = "not yet measured"
 
 
 @dataclass(frozen=True)
@@ -58,23 +62,28 @@ class StudySpec:
 
     name: str
     kind: str  # "nonlinear", "donut" or "balance"
-    axis: tuple  # the design values: sizes n, or (sigma, d) pairs
+    axis: tuple  # the design values: sizes n, or (d, sigma) pairs
     methods: tuple
     costs: str | None  # name in nordicstats.metrics of the recorded cost matrix
     scoring: str  # "error" or the cost-matrix name
     seed: int
     file: str
     target_minutes: float  # wall-time target of the full study on 2 cores
+    standardize: bool = False  # balance: covariates standardised by the training moments
 
     def designs(self, n_train=100, n_tune=100, n_test=10000):
         """The designs, cheapest first (small n; small d)."""
+        if self.kind == "balance" and self.standardize:
+            return [Design(f"n={int(n)}", standardized_balance_split, {"n": int(n)})
+                    for n in self.axis]
         if self.kind == "balance":
             return [balance_scale_design(n) for n in self.axis]
         return [simulation_design(self.kind, d, sigma, n_train, n_tune, n_test)
                 for d, sigma in sorted(self.axis)]
 
     def method_objects(self, methods=None):
-        return [Method(m, PAPER_METHODS[m]) for m in (methods or self.methods)]
+        return [EXTRA_METHODS.get(m) or Method(m, PAPER_METHODS[m])
+                for m in (methods or self.methods)]
 
     def cost_matrix(self):
         from nordicstats import metrics
@@ -98,72 +107,65 @@ STUDIES = {
 }
 
 
-def study_spec(name):
-    """The :class:`StudySpec` called ``name`` ("nonlinear", "donut" or "balance")."""
-    if name not in STUDIES:
-        raise ValueError(f"The 'study' parameter must be one of {sorted(STUDIES)}. "
-                         f"Got {name!r} instead.")
-    return STUDIES[name]
+#: Methods of the deviation studies that are not the paper's.
+EXTRA_METHODS = {"SVR-scaled": Method("SVR-scaled", "svr", {"scale": True})}
+#: The donut's dimensions in the deviation studies (smallest, middle, largest of the grid).
+DEVIATION_DIMENSIONS = (10, 40, 75)
+
+#: Small studies that measure the effect of a deviation from the paper.  Their seeds are
+#: the main studies' seeds, so replication r draws the same uniforms and normals and
+#: the rows pair with the main study's rows of the same replication.
+#:
+#: * ``donut_variance``: the donut's noise read as a variance (sd = sqrt(sigma)), as the
+#:   paper's N_d(0, sigma I) literally says;
+#: * ``donut_weighted_tuning``: the donut tuned by its weighted error instead of the error;
+#: * ``balance_error_tuning``: the balance scale tuned by the error instead of its weighted
+#:   error (the ordered logit, which has nothing to tune, is left out);
+#: * ``balance_svr_scaled``: SVR as e1071::svm runs it by default (covariates and response
+#:   standardised; the widths from the standardised covariates).
+DEVIATION_STUDIES = {
+    "donut_variance": StudySpec(
+        "donut_variance", "donut",
+        tuple((d, float(np.sqrt(s))) for s in (0.2, 0.4, 0.6) for d in DEVIATION_DIMENSIONS),
+        tuple(SIX), "DONUT_COSTS", "error", 20170602, "deviation_donut_variance.jsonl", 60),
+    "donut_weighted_tuning": StudySpec(
+        "donut_weighted_tuning", "donut",
+        tuple((d, s) for s in (0.2, 0.4) for d in DEVIATION_DIMENSIONS), tuple(SIX),
+        "DONUT_COSTS", "DONUT_COSTS", 20170602, "deviation_donut_weighted_tuning.jsonl", 60),
+    "balance_error_tuning": StudySpec(
+        "balance_error_tuning", "balance", (52, 79, 125, 208), SECTION7, "BALANCE_COSTS",
+        "error", 20170622, "deviation_balance_error_tuning.jsonl", 15),
+    "balance_svr_scaled": StudySpec(
+        "balance_svr_scaled", "balance", (52, 79, 125, 208), ("SVR-scaled",),
+        "BALANCE_COSTS", "BALANCE_COSTS", 20170622, "deviation_balance_svr_scaled.jsonl", 15,
+        standardize=True),
+}
 
 
-def confusion_share(table, true, pred):
-    """Per row: share of the test points of class ``true`` classified to ``pred``."""
-    def share(row):
-        levels = list(row["levels"])
-        counts = np.asarray(row["confusion"], dtype=float)
-        i, j = levels.index(str(true)), levels.index(str(pred))
-        total = counts[i].sum()
-        return counts[i, j] / total if total else np.nan
-    return table.apply(share, axis=1)
+def standardized_balance_split(n, random_state=None):
+    """Section 7's split with every covariate standardised by its training mean and sd.
 
-
-def paired_difference(table, metric, a, b):
-    """Mean, SE and count of ``metric(a) - metric(b)`` over the (design, rep) both finished.
-
-    ``metric`` is a column or a Series aligned with ``table``.
+    The same split as :func:`~nordicstats.experiments.balance_scale_design` draws; the
+    kernel-width grid is then computed on the standardised covariates, as e1071 computes
+    its kernel on the data it has scaled.
     """
-    values = table[metric] if isinstance(metric, str) else metric
-    frame = pd.DataFrame({"key": list(zip(table["design"], table["rep"], strict=True)),
-                          "method": table["method"], "value": values})
-    wide = frame.pivot_table(index="key", columns="method", values="value")
-    if a not in wide or b not in wide:
-        return np.nan, np.nan, 0
-    diff = (wide[a] - wide[b]).dropna()
-    if diff.size < 2:
-        return (float(diff.mean()) if diff.size else np.nan), np.nan, int(diff.size)
-    return float(diff.mean()), float(diff.std(ddof=1) / np.sqrt(diff.size)), int(diff.size)
+    split = balance_scale_design(n).sample(random_state)
+    center, scale = split.X_train.mean(), split.X_train.std(ddof=1)
+
+    def standardize(X):
+        return (X - center) / scale
+
+    return Split(standardize(split.X_train), split.y_train, standardize(split.X_tune),
+                 split.y_tune, standardize(split.X_test), split.y_test)
 
 
-def _verdict(mean, se, kind):
-    if not np.isfinite(mean) or not np.isfinite(se):
-        return NOT_MEASURED
-    if kind == "comparable":
-        return "holds" if abs(mean) <= Z * se else "does not hold"
-    sign = -1.0 if kind == "smaller" else 1.0  # "smaller": a < b claimed; "larger": a > b
-    if sign * mean - Z * se > 0:
-        return "holds"
-    if sign * mean + Z * se < 0:
-        return "does not hold"
-    return "within noise"
-
-
-def _strongest(table, metric, candidates, lowest=True):
-    values = table[metric] if isinstance(metric, str) else metric
-    means = values.groupby(table["method"]).mean().reindex(candidates).dropna()
-    if means.empty:
-        return None
-    return means.idxmin() if lowest else means.idxmax()
-
-
-def _compare(claim, cell, table, metric, a, others, kind, lowest=True, label=None):
-    """One claim row: ``a`` against the strongest of ``others`` in ``table`` (one cell)."""
-    if isinstance(others, str):
-        b = others
-    else:
-        b = _strongest(table, metric, [m for m in others if m != a], lowest)
-    mean, se, count = paired_difference(table, metric, a, b) if b else (np.nan, np.nan, 0)
-    return {"claim": claim, "cell": cell, "metric": label or metric, "comparison": f"{a} - {b}",
-            "difference": mean, "se": se, "pairs": count, "verdict": _verdict(mean, se, kind)}
+def study_spec(name):
+    """The :class:`StudySpec` called ``name`` (a paper study or a deviation study)."""
+    specs = {**STUDIES, **DEVIATION_STUDIES}
+    if name not in specs:
+        raise ValueError(f"The 'study' parameter must be one of {sorted(specs)}. "
+                         f"Got {name!r} instead.")
+    return specs[name]
 
 
 def _ok(table):
@@ -177,92 +179,16 @@ def time_column(table):
     return "total_time"
 
 
-def _nonlinear_claims(table):
-    rows = []
-    d_min, d_max = table["d"].min(), table["d"].max()
-    for sigma, part in table.groupby("sigma"):
-        small, large = part[part["d"] == d_min], part[part["d"] == d_max]
-        others = ["NORDIC-2", "BSVM", "DR", "CK"]
-        for m in ("NORDIC-0", "NORDIC-1"):
-            rows.append(_compare("NORDIC-0 and NORDIC-1 are better when d is small",
-                                 f"sigma={sigma:g}, d={d_min}", small, "error", m, others,
-                                 "smaller"))
-        rows.append(_compare("NORDIC-2 is better than the others for higher d",
-                             f"sigma={sigma:g}, d={d_max}", large, "error", "NORDIC-2", SIX,
-                             "smaller"))
-        rows.append(_compare("DR is the most costly", f"sigma={sigma:g}, all d", part,
-                             time_column(part), "DR", SIX, "larger", lowest=False))
-        rows.append(_compare("CK is the most efficient", f"sigma={sigma:g}, all d", part,
-                             time_column(part), "CK", SIX, "smaller"))
-    return rows
-
-
-def _donut_claims(table):
-    rows = []
-    for (sigma, d), part in table.groupby(["sigma", "d"]):
-        cell = f"sigma={sigma:g}, d={d}"
-        rows.append(_compare("DR is many times the best in test error", cell, part, "error",
-                             "DR", SIX, "smaller"))
-        rows.append(_compare("NORDIC-2 is the best in weighted error", cell, part,
-                             "weighted_error", "NORDIC-2", SIX, "smaller"))
-    for sigma in (0.2, 0.4):
-        part = table[np.isclose(table["sigma"], sigma)]
-        for m in ("NORDIC-0", "NORDIC-1"):
-            for other in ("CK", "DR"):
-                rows.append(_compare("NORDIC-0/1 may have a small advantage over CK and DR "
-                                     "(small sigma)", f"sigma={sigma:g}, all d", part,
-                                     "weighted_error", m, other, "smaller"))
-    part = table[np.isclose(table["sigma"], 0.4)].reset_index(drop=True)
-    if len(part):
-        three_to_one = confusion_share(part, 3, 1)
-        rows.append(_compare("NORDIC-2 misclassifies far fewer class-3 points into class 1",
-                             "sigma=0.4, all d", part, three_to_one, "NORDIC-2", SIX, "smaller",
-                             label="P(3 -> 1)"))
-        acc2 = confusion_share(part, 2, 2)
-        mean = acc2[part["method"] == "NORDIC-2"]
-        m, se = float(mean.mean()), float(mean.std(ddof=1) / np.sqrt(max(mean.size, 1)))
-        rows.append({"claim": "NORDIC-2 classifies about 25% of class 2 correctly",
-                     "cell": "sigma=0.4, all d", "metric": "P(2 -> 2)",
-                     "comparison": "NORDIC-2 - 0.25", "difference": m - 0.25, "se": se,
-                     "pairs": int(mean.size),
-                     "verdict": _verdict(abs(m - 0.25) - 0.05, se, "smaller")
-                     if mean.size > 1 else NOT_MEASURED})
-    return rows
-
-
-def _balance_claims(table):
-    rows = []
-    for n, part in table.groupby("n"):
-        part = part.reset_index(drop=True)
-        cell = f"n={n}"
-        rows.append(_compare("NORDIC-2 has a significant advantage", cell, part,
-                             "weighted_error", "NORDIC-2", EIGHT, "smaller"))
-        rows.append(_compare("SVR is the worst", cell, part, "weighted_error", "SVR", EIGHT,
-                             "larger", lowest=False))
-        if n <= 79:
-            for m in ("NORDIC-0", "NORDIC-1"):
-                rows.append(_compare("NORDIC-0/1 are comparable to DR for small n", cell, part,
-                                     "weighted_error", m, "DR", "comparable"))
-    part = table.reset_index(drop=True)
-    to_b = sum(confusion_share(part, t, "B") for t in ("L", "R"))
-    rows.append(_compare("SVR classifies many more L and R points to B", "all n", part, to_b,
-                         "SVR", EIGHT, "larger", lowest=False, label="P(L->B)+P(R->B)"))
-    rows.append(_compare("NORDIC-2 is best on class B (SVR aside)", "all n", part,
-                         confusion_share(part, "B", "B"), "NORDIC-2", EIGHT[:-2] + ["OLR"],
-                         "larger", lowest=False, label="P(B -> B)"))
-    return rows
-
-
-_CLAIMS = {"nonlinear": _nonlinear_claims, "donut": _donut_claims, "balance": _balance_claims}
-
-
 def evaluate_claims(study, table):
-    """The claim rows of ``study`` measured on the study's rows (a DataFrame)."""
+    """The claims of ``study`` on its rows: ``(claims table, per-cell table)``.
+
+    See :mod:`nordicstats.replication_claims` for the tests and the pooling.
+    """
     ok = _ok(table)
     if ok.empty:
-        return pd.DataFrame(columns=["claim", "cell", "metric", "comparison", "difference",
-                                     "se", "pairs", "verdict"])
-    return pd.DataFrame.from_records(_CLAIMS[study_spec(study).kind](ok))
+        return pd.DataFrame(columns=["id", "sentence", "verdict"]), pd.DataFrame(
+            columns=["id", "cell", "verdict"])
+    return study_claims(study_spec(study).kind, ok)
 
 
 def _counts(table):
@@ -344,7 +270,7 @@ def measured_runs(runs, study):
 def _timing_lines(table, spec, runs=None):
     t = timing_summary(table, spec)
 
-    def verdict(minutes):
+    def met(minutes):
         return "met" if minutes <= t["target_minutes"] else "NOT met"
 
     def shares(series):
@@ -357,12 +283,12 @@ def _timing_lines(table, spec, runs=None):
              f"* Wall clock at the measured load ({load}; the machine is shared): one "
              f"replication of every cell takes {t['per_replication']:.0f} task-seconds "
              f"({shares(t['by_method'])}), so ~{t['wall_minutes']:.0f} min on {WORKERS} "
-             f"workers: **{verdict(t['wall_minutes'])}** at that load."]
+             f"workers: **{met(t['wall_minutes'])}** at that load."]
     if np.isfinite(t["idle_minutes"]):
         lines.append(f"* CPU seconds (what the tasks cost on idle cores): "
                      f"{t['cpu_per_replication']:.0f} per replication "
                      f"({shares(t['cpu_by_method'])}), so ~{t['idle_minutes']:.0f} min on "
-                     f"{WORKERS} idle cores: **{verdict(t['idle_minutes'])}**.")
+                     f"{WORKERS} idle cores: **{met(t['idle_minutes'])}**.")
     else:
         lines.append("* CPU seconds: not recorded by every cell's rows yet (not yet measured).")
     measured = measured_runs(runs, spec.name)
@@ -373,7 +299,7 @@ def _timing_lines(table, spec, runs=None):
             lines.append(f"* Measured end to end ({run.date}): the whole protocol from an empty "
                          f"results folder, {run.rows_after} rows, in {minutes:.1f} min wall on "
                          f"{run.n_jobs} workers (1-minute load {run.load_before:g} before, "
-                         f"{run.load_after:g} after{note}): **{verdict(minutes)}**.")
+                         f"{run.load_after:g} after{note}): **{met(minutes)}**.")
     else:
         lines.append("* Measured end to end: no from-scratch run of the whole protocol logged "
                      "in runs.csv (not yet measured).")
@@ -393,6 +319,33 @@ def _certificates(table):
     return text.unstack()
 
 
+def _mean_table(ok, metric, methods):
+    """Markdown table of ``mean (SE)`` of ``metric`` per design and method."""
+    summary = summarize(ok, metric, by=("design", "method"))
+    cells = summary.apply(lambda r: f"{r['mean']:.4f} ({r['se']:.4f})", axis=1).unstack()
+    return cells.reindex(columns=list(methods)).to_markdown()
+
+
+def _claims_lines(name, table):
+    """The claims table (one row per claim test) and the per-cell table of a study."""
+    summary, cells = evaluate_claims(name, table)
+    numbers = ["difference", "se", "margin needed"]
+    cells = cells.assign(**{c: [("" if pd.isna(v) else f"{v:.4f}") for v in cells[c]]
+                            for c in numbers if c in cells}).astype(object).fillna("")
+    return ["### Claims", "",
+            "Every result sentence of the section, quoted; \"tested as\" says how the rows "
+            "read it, \"cells\" counts the per-cell verdicts (table below), \"pooled by "
+            "replication\" is the mean (SE) of the cells' differences averaged within each "
+            "replication.", "",
+            summary.drop(columns="section").to_markdown(index=False), "",
+            "### Claims per cell", "",
+            "D = the comparison's paired difference (mean over replications, SE); the "
+            "strongest competitor is chosen per cell among the paper's methods; \"margin "
+            "needed\": the smallest margin at which the equivalence (or non-inferiority) "
+            "would hold.", "",
+            cells.to_markdown(index=False), ""]
+
+
 def _study_lines(name, table, runs=None):
     spec = study_spec(name)
     lines = [f"## {name} ({spec.file})", "", NOTES[spec.kind], ""]
@@ -406,13 +359,10 @@ def _study_lines(name, table, runs=None):
                   + (f", no rows yet for {sorted(missing)}" if missing else "") + "**")
     lines += [f"{len(table)} rows, {int((table['status'] != 'ok').sum())} failed; replications "
               f"per cell {int(reps.min())}-{int(reps.max())} ({scale}).", "",
-              "### Claims", "", _markdown(evaluate_claims(name, table).set_index("claim")), ""]
-    metric = "error" if spec.costs is None else "weighted_error"
-    summary = summarize(ok, metric, by=("design", "method"))
-    cells = summary.apply(lambda r: f"{r['mean']:.4f} ({r['se']:.4f})", axis=1).unstack()
-    lines += [f"### Mean {metric} (SE)", "",
-              cells.reindex(columns=list(spec.methods)).to_markdown(), "",
-              "### Timing", "", *_timing_lines(table, spec, runs),
+              *_claims_lines(name, table)]
+    for metric in [m for m in ("error", "weighted_error") if m in ok]:
+        lines += [f"### Mean {metric} (SE)", "", _mean_table(ok, metric, spec.methods), ""]
+    lines += ["### Timing", "", *_timing_lines(table, spec, runs),
               "Mean task seconds (tuning over the 27-point grid + refit + test):", "",
               _markdown(ok.pivot_table(index="design", columns="method", values="total_time",
                                        sort=False).reindex(columns=list(spec.methods))), "",
@@ -437,7 +387,7 @@ def cost_training_lines(paired):
     """
     paired = paired.assign(design=[f"balance {d}" if str(d).startswith("n=") else d
                                    for d in paired["design"]])
-    frame = paired.assign(verdict=[_verdict(m, s, "smaller") if s > 0 else
+    frame = paired.assign(verdict=[verdict(m, s, ClaimTest("smaller")) if s > 0 else
                                    ("identical fits" if m == 0 else NOT_MEASURED)
                                    for m, s in zip(paired["mean_diff"], paired["se"],
                                                    strict=True)])
@@ -453,28 +403,66 @@ def cost_training_lines(paired):
             frame[columns].to_markdown(index=False, floatfmt=".4f"), ""]
 
 
-def replication_report(tables, cost_training=None, runs=None):
+#: How the report reads the paper's words (the margins and thresholds, and why).
+METHOD_TEXT = [
+    "How the claims are tested.  Every method sees the same data in a replication, and "
+    "every design of a study shares the replication's seed, so each claim is a **paired "
+    "difference** D over replications (mean and SE = sd / sqrt(R)).  \"A is better than B\" "
+    "*holds* when D + 2 SE < 0, *does not hold* when D - 2 SE > 0 and is *within noise* "
+    "otherwise.  B, the strongest competitor, is the best method of the cell (by its mean) "
+    "among **the paper's methods**; the ordered logit (OLR, not in the paper) is reported "
+    "beside them, never chosen as B.  **Pooled** verdicts average the cells' differences "
+    "within each replication and take the SE over replications (the cells of one "
+    "replication share data), and the table says when a pooled verdict that holds hides "
+    "a cell where the claim does not hold.  Equivalences between methods are not pooled "
+    "(opposite signs would cancel); they are counted over the cells.",
+    "",
+    "Equivalence (\"comparable\", \"more or less the same\", \"about 25%\") is tested "
+    "by two one-sided tests at 5% each (TOST: the 90% interval D +- 1.645 SE lies inside "
+    "+-margin; *does not hold* when it lies outside, *inconclusive* otherwise); "
+    "\"among the best\" by the one-sided test D + 1.645 SE < margin.  The margins:",
+    "",
+    "* **error rates (plain or weighted): 0.02.**  The paper calls gaps of a few points "
+    "of weighted error (NORDIC-2 on the donut) an advantage and calls gaps it describes "
+    "as \"a very small advantage\" (NORDIC-0/1 over CK and DR) compatible with "
+    "\"comparable\"; 2 points lies between the two, and is about a tenth of a typical "
+    "error rate here (0.1-0.4).  Each equivalence row also gives the margin at which it "
+    "would start to hold, for a reader who prefers another margin.",
+    "* **per-class accuracies: 0.05.**  The paper reads them off confusion-matrix panels "
+    "to the nearest 5% (\"25%\"); 20-30% is what \"about 25%\" can mean.",
+    "* **a class's share of the test set: 0.0025** (0.25 points).  The paper gives the "
+    "shares to 0.01 points; a donut with another geometry (e.g. the class-2 ring's "
+    "radius 1.95 instead of 2) moves the class-2 share by more than 1 point.",
+    "* thresholds: \"almost all correct\" = accuracy above 95%; \"a very difficult "
+    "class\" = even the best method's accuracy below 50%.",
+    "",
+    "Computing times are this package's Python implementation on a shared 2-core machine, "
+    "not the paper's R code.",
+    "",
+]
+
+
+def replication_report(tables, cost_training=None, runs=None, deviations=None, ties=None):
     """REPLICATION.md text from ``{study name: rows}``; every number computed from the rows.
 
     ``cost_training`` (optional) is the paired cost-training table of
     :func:`cost_training_lines`, appended as its own section; ``runs`` (optional) the
     runner's log of invocations, whose from-scratch complete runs are reported as
-    end-to-end timings (:func:`measured_runs`).
+    end-to-end timings (:func:`measured_runs`); ``deviations`` (optional) the rows of
+    the :data:`DEVIATION_STUDIES` by name and ``ties`` the tie-breaking rows, from which
+    the "Deviations from the paper" section measures each deviation's effect.
     """
     lines = ["# Replication of the paper's Sections 6 and 7", "",
              "Generated by `python -m benchmarks.paper_studies report` from the stored rows "
              "in `benchmarks/results/*.jsonl`; do not edit by hand.  Resume or extend a study "
              "with `python -m benchmarks.paper_studies <study> --reps 100 --n-jobs 2` "
-             "(finished rows are skipped).", "",
-             "Verdicts compare paired differences (same data for every method in a "
-             "replication): a claim that A is smaller than B *holds* when mean + 2 SE < 0, "
-             "*does not hold* when mean - 2 SE > 0, and is *within noise* otherwise; "
-             "\"comparable\" holds when |mean| <= 2 SE; *not yet measured* when fewer than "
-             "two replications of both methods are stored.  \"A - B\" names the strongest "
-             "competitor B of the cell.  Computing times are this package's Python "
-             "implementation on a shared 2-core machine, not the paper's R code.", ""]
+             "(finished rows are skipped).", "", *METHOD_TEXT]
     for name, table in tables.items():
         lines += _study_lines(name, table, runs)
+    if deviations is not None:
+        ok = {name: _ok(t) for name, t in tables.items() if t is not None and not t.empty}
+        lines += deviation_lines(ok, {name: _ok(t) for name, t in deviations.items()
+                                      if t is not None and not t.empty}, ties)
     if cost_training is not None:
         lines += cost_training_lines(cost_training)
     return "\n".join(lines)
