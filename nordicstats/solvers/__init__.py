@@ -38,6 +38,7 @@ SOLVERS = {
                       ("bsvm", "nordic1")),
     "primal": ("nordicstats.solvers.linear_primal", "solve_linear_primal", ("bsvm", "nordic1")),
     "active_set": ("nordicstats.solvers.nordic0", "solve_nordic0_active_set", ("nordic0",)),
+    "smo": ("nordicstats.solvers.smo", "solve_smo", ("bsvm", "nordic1")),
 }
 
 # solver="auto" never picks quadprog for the l2 problems.  Measured
