@@ -89,8 +89,10 @@ def solve_smo(problem, start="zero", warm_start=None, cache_mb=DEFAULT_CACHE_MB,
         phi, gamma = np.zeros((n, 0)), np.zeros(0)
     G = problem.gram @ _omega(problem.signs, alpha, phi)
     cache = _row_cache(problem.gram, cache_mb)
-    Y = np.ascontiguousarray(problem.signs, dtype=float)
-    U = np.ascontiguousarray(problem.upper_bounds, dtype=float)
+    # the compiled loop works boundary-major (arrays (K-1, n), contiguous per boundary)
+    Y = np.ascontiguousarray(problem.signs.T, dtype=float)
+    U = np.ascontiguousarray(problem.upper_bounds.T, dtype=float)
+    alpha, phi, G = (np.ascontiguousarray(x.T) for x in (alpha, phi, G))
     diag = cache.diagonal()
     budget = max(10 ** 6, 100 * n * m) if max_iter is None else int(max_iter)
     tol, steps, status, polished = FIRST_TOL, 0, "optimal", False
@@ -104,15 +106,16 @@ def solve_smo(problem, start="zero", warm_start=None, cache_mb=DEFAULT_CACHE_MB,
         if code != 0:
             status = "iteration_limit"
             break
-        if _relative_gap(problem, alpha, phi, G) <= GAP_TOL / 4 or tol <= SMALLEST_TOL:
+        if _relative_gap(problem, alpha.T, phi.T, G.T) <= GAP_TOL / 4 or tol <= SMALLEST_TOL:
             if polished or not chain:
                 break
             polished = True
         else:
             tol /= 10.0
+    alpha, phi = alpha.T.copy(), phi.T.copy()
     omega = _omega(problem.signs, alpha, phi)
     G = problem.gram @ omega
-    hits, misses = (int(v) for v in cache.counters[1:])
+    hits, misses, same, cross, phi_steps = (int(v) for v in cache.counters[1:])
     return certified_result(
         problem, "smo", omega, intercepts_by_pooling(problem, G),
         {"alpha": alpha, "phi": phi, "gamma": gamma}, status=status,
@@ -120,6 +123,7 @@ def solve_smo(problem, start="zero", warm_start=None, cache_mb=DEFAULT_CACHE_MB,
         time=time.perf_counter() - clock,
         info={"start": origin, "tolerance": tol, "kkt_violation": float(violation),
               "cache_hits": hits, "cache_misses": misses, "cache_bytes": cache.nbytes,
+              "steps": {"pair": same, "cross_pair": cross, "phi": phi_steps},
               "active_noncrossing": int(np.sum(phi > 0)) + int(np.sum(gamma > 0))})
 
 
