@@ -331,7 +331,7 @@ class KernelMatrix:
     def __matmul__(self, B):
         """K @ B by blocks of rows, over the nonzero rows of B."""
         B = np.asarray(B, dtype=float)
-        key = (B.shape, hash(B.tobytes()))
+        key = (B.shape, B.tobytes())  # the operand itself, compared exactly
         if self._last[0] == key:
             return self._last[1].copy()
         flat = B.reshape(B.shape[0], -1)
