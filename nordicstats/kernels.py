@@ -29,6 +29,7 @@ __all__ = [
     "width_to_gamma",
     "gamma_candidates",
     "KERNELS",
+    "KernelMatrix",
 ]
 
 KERNELS = ("linear", "rbf", "poly")
@@ -282,3 +283,71 @@ def check_gram(G, kernel):
             f"the {kernel.describe()} kernel gave a Gram matrix that is not positive semi-definite "
             f"(smallest eigenvalue {smallest:.3g}); use a Mercer kernel."
         )
+
+
+# Rows of K computed at once by KernelMatrix products: blocks of at most 32 MiB.
+_BLOCK_BYTES = 32 * 2 ** 20
+
+
+class KernelMatrix:
+    """The n x n Gram matrix of a named kernel on X, never stored: products by row blocks.
+
+    Stands in for the dense matrix where n is large (n = 20,000 would need 3.2 GB):
+    ``K @ B`` is computed by blocks of rows, over the rows of B that are not zero
+    (kernel expansions are sparse), and the last product is remembered, since a
+    certificate multiplies by the same omega several times.  ``np.asarray(K)``
+    forms the dense matrix for solvers that need it.
+
+    Parameters
+    ----------
+    kernel : Kernel
+        A named kernel (``"linear"``, ``"rbf"`` or ``"poly"``).
+    X : ndarray of shape (n, d)
+
+    Examples
+    --------
+    >>> X = np.array([[0.0], [1.0], [3.0]])
+    >>> K = KernelMatrix(make_kernel("rbf", gamma=0.5), X)
+    >>> bool(np.allclose(K @ np.eye(3), K.kernel(X, X)))
+    True
+    """
+
+    ndim = 2
+    dtype = np.dtype(float)
+
+    def __init__(self, kernel, X):
+        if kernel.name not in KERNELS:
+            raise ValueError("KernelMatrix needs a named kernel (linear, rbf, poly); a callable "
+                             "kernel's Gram matrix must be formed densely.")
+        self.kernel = kernel
+        self.X = np.ascontiguousarray(X, dtype=float)
+        self._last = (None, None)
+
+    @property
+    def shape(self):
+        """(n, n)."""
+        return (self.X.shape[0], self.X.shape[0])
+
+    def __matmul__(self, B):
+        """K @ B by blocks of rows, over the nonzero rows of B."""
+        B = np.asarray(B, dtype=float)
+        key = (B.shape, B.tobytes())  # the operand itself, compared exactly
+        if self._last[0] == key:
+            return self._last[1].copy()
+        flat = B.reshape(B.shape[0], -1)
+        support = np.flatnonzero(np.any(flat != 0.0, axis=1))
+        out = np.zeros((self.X.shape[0], flat.shape[1]))
+        if support.size:
+            Xs, Bs = self.X[support], flat[support]
+            step = max(1, _BLOCK_BYTES // (8 * support.size))
+            for start in range(0, self.X.shape[0], step):
+                block = slice(start, start + step)
+                out[block] = self.kernel(self.X[block], Xs) @ Bs
+        out = out.reshape((self.X.shape[0],) + B.shape[1:])
+        self._last = (key, out)
+        return out.copy()
+
+    def __array__(self, dtype=None, copy=None):
+        """The dense matrix (n x n memory)."""
+        dense = self.kernel(self.X, self.X)
+        return dense if dtype is None else dense.astype(dtype)

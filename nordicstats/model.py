@@ -14,11 +14,19 @@ import numpy as np
 from nordicstats._validation import check_choice, check_positive
 from nordicstats.costs import check_cost_matrix
 from nordicstats.data import binary_signs
-from nordicstats.kernels import check_gram, make_kernel
+from nordicstats.kernels import KERNELS, KernelMatrix, check_gram, make_kernel
 from nordicstats.ordinal import OrdinalModel
 from nordicstats.probability import check_probability_kwds, cross_fit_decision, fit_calibration
 from nordicstats.results import NORDICResults
-from nordicstats.solvers import METHODS, NONCROSSING, NordicProblem, choose_solver, solve
+from nordicstats.solvers import (
+    DENSE_GRAM_MAX_ROWS,
+    METHODS,
+    NONCROSSING,
+    ROWS_ON_DEMAND,
+    NordicProblem,
+    choose_solver,
+    solve,
+)
 from nordicstats.weighting import check_case_weights, hinge_weights
 
 __all__ = ["NORDIC"]
@@ -179,18 +187,25 @@ class NORDIC(OrdinalModel):
 
         Linear problems carry X; their n x n Gram matrix is formed only when the
         solver that will be used needs it (the sparse primal solver does not,
-        which keeps n = 10^5 fits within memory).
+        which keeps n = 10^5 fits within memory).  Above
+        :data:`~nordicstats.solvers.DENSE_GRAM_MAX_ROWS` rows a named kernel is passed
+        as a :class:`~nordicstats.kernels.KernelMatrix` (rows on demand) to the solvers
+        that take one (:data:`~nordicstats.solvers.ROWS_ON_DEMAND`).
         """
         method = self.method if method is None else method
+        rows_on_demand = (self.kernel.name in KERNELS and self.exog.shape[0] > DENSE_GRAM_MAX_ROWS
+                          and self._gram is None)
         problem = NordicProblem(
-            gram=None if self.kernel.is_linear else self.gram,
+            gram=None if self.kernel.is_linear else (
+                KernelMatrix(self.kernel, self.exog) if rows_on_demand else self.gram),
             signs=binary_signs(self.response.codes, self.response.n_levels),
             C=self.C if C is None else C, method=method, noncrossing=self.noncrossing,
             penalty=self.penalty if method == "nordic2" else "l2",
             X=self.exog if self.kernel.is_linear else None, hinge_weights=self.hinge_weights,
         )
         solver = choose_solver(problem) if self.solver == "auto" else self.solver
-        if problem.gram is None and solver != "primal":
+        if (problem.gram is None and solver != "primal") or (
+                isinstance(problem.gram, KernelMatrix) and solver not in ROWS_ON_DEMAND):
             problem = dataclasses.replace(problem, gram=self.gram)
         return problem
 

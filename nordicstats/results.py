@@ -186,7 +186,7 @@ class NORDICResults(WaldMixin, OrdinalResults):
         problem = self.model.build_problem(method="bsvm")
         # the model's own solver when it handles BSVM: build_problem left out the Gram
         # matrix for solver="primal", which "auto" may not pick at small n
-        solver = self.model.solver if self.model.solver in ("quadprog", "decomposition",
+        solver = self.model.solver if self.model.solver in ("quadprog", "decomposition", "smo",
                                                             "primal") else "auto"
         return problem, solve(problem, solver=solver)
 

@@ -377,7 +377,7 @@ class _NordicPath:
         solver = self.model.solver
         if solver == "auto":
             solver = solvers.choose_solver(problem)
-        if (self.warm_start and solver in ("decomposition", "active_set")
+        if (self.warm_start and solver in ("decomposition", "smo", "active_set")
                 and self.previous is not None
                 and "warm_start" not in options):
             # the dual at the previous C, rescaled by the solver (constraints are homogeneous)

@@ -183,19 +183,19 @@ def test_intercepts_by_pooling_equal_the_lp():
 def test_choose_solver_by_size():
     small = make_problem(6, 3)  # quadprog is never auto's choice for the l2 problems
     large = make_problem(21, 3)
-    assert choose_solver(small) == "decomposition"
-    assert choose_solver(large) == "decomposition"
+    assert choose_solver(small) == "smo"
+    assert choose_solver(large) == "smo"
+    assert choose_solver(make_problem(21, 3, noncrossing="joint")) == "decomposition"
     linear = make_problem(40, 3, kernel="linear")
-    assert choose_solver(linear) == "decomposition"
+    assert choose_solver(linear) == "smo"
     n_big = AUTO_PRIMAL_MIN_ROWS // 2 + 1  # no Gram matrix needed for this choice
     big = NordicProblem(gram=None, signs=binary_signs(np.arange(n_big) % 3, 3), C=1.0,
                         X=np.ones((n_big, 2)))
-    assert choose_solver(big) == ("primal" if importlib.util.find_spec("piqp") else
-                                  "decomposition")
+    assert choose_solver(big) == ("primal" if importlib.util.find_spec("piqp") else "smo")
     nordic0 = make_problem(40, 3, method="nordic0")
     assert choose_solver(nordic0) == "active_set"
     res = solve(large)
-    assert res.solver == "decomposition"
+    assert res.solver == "smo"
 
 
 @pytest.mark.parametrize("option,value", [("tol", -1.0), ("working_set", 0), ("max_iter", "x"),

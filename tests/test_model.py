@@ -81,7 +81,9 @@ def test_two_classes_are_an_ordinary_svm():
     assert res.boundary_names == ["lo|mid"]
     assert "K = 2" in res.summary().as_text()
     bsvm = NORDIC(y, X, kernel="linear", method="bsvm").fit()
-    assert res.objective == pytest.approx(bsvm.objective, rel=1e-9)
+    # two solvers (joint NORDIC-1: decomposition; BSVM: smo), each certified to a
+    # relative duality gap of 1e-6: their objectives agree to that
+    assert res.objective == pytest.approx(bsvm.objective, rel=1e-6)
 
 
 @pytest.mark.parametrize("kwargs,error,message", [

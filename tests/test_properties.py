@@ -44,7 +44,11 @@ def test_nordic1_properties(data):
         assert np.all(np.diff(res.intercept.to_numpy()) <= 1e-7)
     assert res.crossing_rate() == 0.0
     bsvm = NORDIC(y, X, order=order, kernel=kernel, C=C, method="bsvm").fit(cov_type=None)
-    assert res.objective >= bsvm.objective - 1e-7 * max(1.0, bsvm.objective)
+    # NORDIC-1's feasible set lies inside BSVM's, so its objective is at least BSVM's
+    # optimum, which is at least BSVM's certified dual bound (weak duality); comparing
+    # with BSVM's returned objective would need both solvers tighter than their
+    # certificates (relative gap 1e-6)
+    assert res.objective >= bsvm.solver_result.dual_bound - 1e-12 * max(1.0, bsvm.objective)
     assert res.solver_result.kkt_residual < 1e-6
     assert set(np.asarray(res.predict(X))) <= set(order)
     Xnew = np.random.default_rng(0).normal(size=(7, 2)) * 100  # far outside the data too

@@ -41,7 +41,11 @@ certificate of :mod:`nordicstats.solvers.certificate` (relative duality gap and
 largest violation) deciding the status.
 
 Measured (benchmarks/bench_speed.py): the quadprog sub-problems dominate the
-time; with K = 3 the solver needs 4-50 iterations for n = 200-10,000.
+time; with K = 3 the solver needs 4-50 iterations for n = 200-10,000.  Its
+iterations grow with K and C (n = 1,000, C = 1: 0.25 s at K = 3, 34 s at K = 5),
+so ``solver="auto"`` uses :mod:`nordicstats.solvers.smo` for BSVM and the separate
+form of NORDIC-1 (docs/notes/scaling.md); this solver remains auto's choice for
+the joint form, and reachable by name.
 """
 
 from __future__ import annotations
@@ -54,6 +58,7 @@ import quadprog
 from sklearn.exceptions import ConvergenceWarning
 
 from nordicstats.exceptions import SolverError
+from nordicstats.kernels import KernelMatrix
 from nordicstats.solvers.certificate import certified_result
 
 __all__ = ["solve_dual_decomposition", "DualState", "intercepts_by_pooling", "libsvm_start"]
@@ -383,12 +388,10 @@ def libsvm_start(problem, tol=1e-6):
     b : ndarray of shape (K-1,)
         libsvm's intercepts.
     """
-    from sklearn.svm import SVC
-
     n, m = problem.signs.shape
     alpha = np.zeros((n, m))
     b = np.zeros(m)
-    gram = np.ascontiguousarray(problem.gram, dtype=float)
+    fit_rows = _libsvm_fitter(problem.gram)
     U = problem.upper_bounds
     for k in range(m):
         y = problem.signs[:, k]
@@ -398,13 +401,9 @@ def libsvm_start(problem, tol=1e-6):
             continue
         # rows of weight 0 have alpha = 0: leave them out (libsvm would renumber them)
         rows = np.flatnonzero(weighted)
-        svc = SVC(C=problem.C, kernel="precomputed", tol=tol, shrinking=True,
-                  max_iter=_libsvm_max_iter(rows.size))
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", ConvergenceWarning)  # only a starting point
-            svc.fit(gram if rows.size == n else gram[np.ix_(rows, rows)], y[rows],
-                    sample_weight=None if problem.hinge_weights is None
-                    else U[rows, k] / problem.C)
+        svc = fit_rows(rows, y[rows], dict(C=problem.C, tol=tol, shrinking=True,
+                                           max_iter=_libsvm_max_iter(rows.size)),
+                       None if problem.hinge_weights is None else U[rows, k] / problem.C)
         coef = svc.dual_coef_[0]
         if svc.classes_[1] < 0:  # decision > 0 means classes_[1]; we need +1
             coef, b[k] = -coef, -svc.intercept_[0]
@@ -414,6 +413,33 @@ def libsvm_start(problem, tol=1e-6):
         alpha[support, k] = np.clip(y[support] * coef, 0.0, U[support, k])
     _restore_balance(alpha, problem.signs, U)
     return alpha, b
+
+
+def _libsvm_fitter(gram):
+    """fit(rows, y, options, sample_weight) -> fitted ``SVC`` on those rows of the problem.
+
+    A dense Gram matrix is handed to libsvm as a precomputed kernel; a
+    :class:`~nordicstats.kernels.KernelMatrix` as its named kernel on the rows of X
+    (same conventions: rbf exp(-gamma d^2), poly (gamma x'x' + coef0)^degree), so
+    libsvm computes and caches its own kernel rows and no n x n matrix is formed.
+    """
+    from sklearn.svm import SVC
+
+    def fit(rows, y, options, sample_weight):
+        if isinstance(gram, KernelMatrix):
+            kernel = gram.kernel
+            svc = SVC(kernel=kernel.name, gamma=kernel.gamma if kernel.gamma else "scale",
+                      degree=kernel.degree, coef0=kernel.coef0, **options)
+            data = gram.X[rows]
+        else:
+            svc = SVC(kernel="precomputed", **options)
+            dense = np.ascontiguousarray(gram, dtype=float)
+            data = dense if rows.size == dense.shape[0] else dense[np.ix_(rows, rows)]
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", ConvergenceWarning)  # only a starting point
+            return svc.fit(data, y, sample_weight=sample_weight)
+
+    return fit
 
 
 def _libsvm_max_iter(n):

@@ -1,0 +1,193 @@
+"""SMO solver for BSVM and NORDIC-1 (separate intercepts): compiled steps, kernel rows on demand.
+
+The dual and the steps are those of :mod:`nordicstats.solvers.smo_core` (libsvm-type
+two-variable steps that keep the K-1 equality rows, extended by the intercept chain
+gamma and the noncrossing multipliers phi of the paper's Wolfe dual, Section 3.3).
+This module chooses where the kernel rows come from, the start, and how far to
+solve:
+
+* **Rows.**  A dense ``problem.gram`` is used as it is; a
+  :class:`~nordicstats.kernels.KernelMatrix` (what the model passes when n is
+  large) gives its kernel and X to the compiled loop, which computes rows into a
+  least-recently-used cache of ``cache_mb`` MiB (libsvm's default is 200), so no
+  n x n matrix is formed.
+* **Start.**  ``"libsvm"``: the K-1 BSVM optima from libsvm (scikit-learn ``SVC``,
+  with the named kernel when the Gram matrix is not stored), which are dual
+  feasible with phi = gamma = 0; ``"zero"``: alpha = 0; or ``warm_start``, a
+  solution at another C rescaled by C_new / C_old (the constraints are homogeneous).
+* **Accuracy.**  The loop runs to a pair tolerance of 1e-3 (libsvm's default),
+  then the relative duality gap with the intercepts by pooling is computed from
+  the running G = K Omega; while it exceeds half of the certificate's
+  :data:`~nordicstats.solvers.certificate.GAP_TOL` the tolerance is divided by 10
+  and the loop continues from where it stopped.  The noncrossing residuals are held
+  to the pair tolerance, and then, in a last phase, to half of
+  :data:`~nordicstats.solvers.certificate.VIOLATION_TOL`, since the certificate counts
+  them as primal violations.  (Half, not less: G drifts by ~1e-12 over the steps, and
+  every further factor of 10 costs as many steps again, the convergence being linear.)
+
+The answer is certified on the full problem by
+:func:`~nordicstats.solvers.certificate.certified_result`, whose kernel products
+go through ``problem.gram`` (by row blocks for a ``KernelMatrix``).  Design and
+measurements: docs/notes/scaling.md.
+"""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+
+from nordicstats.kernels import KernelMatrix
+from nordicstats.solvers.certificate import GAP_TOL, VIOLATION_TOL, certified_result
+from nordicstats.solvers.decomposition import (
+    _starting_point,
+    intercepts_by_pooling,
+    libsvm_start,
+)
+from nordicstats.solvers.smo_core import RowCache, smo_loop
+
+__all__ = ["solve_smo", "DEFAULT_CACHE_MB"]
+
+DEFAULT_CACHE_MB = 200.0
+STARTS = ("libsvm", "zero")
+# first pair tolerance (libsvm's default eps) and the smallest one tried
+FIRST_TOL, SMALLEST_TOL = 1e-3, 1e-10
+
+
+def solve_smo(problem, start="zero", warm_start=None, cache_mb=DEFAULT_CACHE_MB,
+              max_iter=None, libsvm_tol=1e-3):
+    """Solve BSVM or NORDIC-1 (``noncrossing="separate"``) by SMO to the certificate.
+
+    Parameters
+    ----------
+    problem : NordicProblem
+        ``method`` in {"bsvm", "nordic1"}, ``penalty="l2"``; for NORDIC-1 the separate
+        form (eqs. primal_constraint3-4).  ``gram`` a dense array or a
+        :class:`~nordicstats.kernels.KernelMatrix`.
+    start : {"zero", "libsvm"}, default="zero"
+        Cold start: alpha = 0, or the K-1 libsvm BSVM fits.
+    warm_start : mapping, optional
+        ``{"alpha", "phi", "gamma", "C"}`` of a solution of the same data (another C
+        of a grid); rescaled by ``problem.C / C``.  Overrides ``start``.
+    cache_mb : float, default=200
+        Memory of the kernel-row cache (used when ``gram`` is a ``KernelMatrix``).
+    max_iter : int, optional
+        SMO steps over all tolerances; default max(10^7, 500 n (K-1)) (heavy class
+        overlap at n = 5,000, K = 5, C = 16 needed more than 2 x 10^6).
+    libsvm_tol : float, default=1e-3
+        ``tol`` of the libsvm start (its default; the SMO loop does the rest).
+
+    Returns
+    -------
+    SolverResult
+        ``solver="smo"``; ``info`` holds the steps, the last tolerance, the cache's
+        hits and misses and its memory.
+    """
+    _check(problem, start, cache_mb, max_iter)
+    clock = time.perf_counter()
+    n, m = problem.signs.shape
+    chain = problem.method == "nordic1" and m > 1
+    alpha, phi, gamma, origin = _start(problem, start, warm_start, libsvm_tol)
+    if not chain:
+        phi, gamma = np.zeros((n, 0)), np.zeros(0)
+    G = problem.gram @ _omega(problem.signs, alpha, phi)
+    cache = _row_cache(problem.gram, cache_mb)
+    # the compiled loop works boundary-major (arrays (K-1, n), contiguous per boundary)
+    Y = np.ascontiguousarray(problem.signs.T, dtype=float)
+    U = np.ascontiguousarray(problem.upper_bounds.T, dtype=float)
+    alpha, phi, G = (np.ascontiguousarray(x.T) for x in (alpha, phi, G))
+    diag = cache.diagonal()
+    budget = max(10 ** 7, 500 * n * m) if max_iter is None else int(max_iter)
+    tol, steps, status, polished = FIRST_TOL, 0, "optimal", False
+    while True:
+        # noncrossing residuals: as loose as the pairs until the gap is reached, then
+        # to half of the certificate's violation tolerance (a last short phase)
+        tol_phi = VIOLATION_TOL / 2 if polished else tol
+        it, code, violation = smo_loop(Y, U, alpha, phi, gamma, G, diag, chain, chain, tol,
+                                       tol_phi, budget - steps, *cache.arrays())
+        steps += it
+        if code != 0:
+            status = "iteration_limit"
+            break
+        if _relative_gap(problem, alpha.T, phi.T, G.T) <= GAP_TOL / 2 or tol <= SMALLEST_TOL:
+            if polished or not chain:
+                break
+            polished = True
+        else:
+            tol /= 10.0
+    alpha, phi = alpha.T.copy(), phi.T.copy()
+    omega = _omega(problem.signs, alpha, phi)
+    G = problem.gram @ omega
+    hits, misses, same, cross, phi_steps = (int(v) for v in cache.counters[1:])
+    return certified_result(
+        problem, "smo", omega, intercepts_by_pooling(problem, G),
+        {"alpha": alpha, "phi": phi, "gamma": gamma}, status=status,
+        detail=f"{steps} steps, pair tolerance {tol:.0e}", iterations=steps,
+        time=time.perf_counter() - clock,
+        info={"start": origin, "tolerance": tol, "kkt_violation": float(violation),
+              "cache_hits": hits, "cache_misses": misses, "cache_bytes": cache.nbytes,
+              "steps": {"pair": same, "cross_pair": cross, "phi": phi_steps},
+              "active_noncrossing": int(np.sum(phi > 0)) + int(np.sum(gamma > 0))})
+
+
+def _check(problem, start, cache_mb, max_iter):
+    if problem.method not in ("bsvm", "nordic1") or problem.penalty != "l2" or (
+            problem.method == "nordic1" and problem.noncrossing != "separate"):
+        raise ValueError(
+            "solver='smo' handles method 'bsvm', and 'nordic1' with noncrossing='separate', "
+            f"penalty 'l2'; got method={problem.method!r}, noncrossing={problem.noncrossing!r}, "
+            f"penalty={problem.penalty!r}. Use solver='decomposition'.")
+    if problem.gram is None:
+        raise ValueError("solver='smo' needs problem.gram (a dense array or a KernelMatrix).")
+    if start not in STARTS:
+        raise ValueError(f"The 'start' option of the smo solver must be one of {list(STARTS)}. "
+                         f"Got {start!r} instead.")
+    for name, value in (("cache_mb", cache_mb), ("max_iter", max_iter)):
+        if value is not None and (isinstance(value, bool) or not value > 0):
+            raise ValueError(f"The '{name}' option of the smo solver must be positive. "
+                             f"Got {value!r} instead.")
+
+
+def _start(problem, start, warm_start, libsvm_tol):
+    """(alpha, phi, gamma, origin) of a dual feasible starting point, as float arrays."""
+    n, m = problem.signs.shape
+    if warm_start is not None:
+        alpha, phi, gamma, _, origin = _starting_point(problem, warm_start, libsvm_tol)
+    else:
+        phi, gamma = np.zeros((n, max(m - 1, 0))), np.zeros(max(m - 1, 0))
+        alpha = libsvm_start(problem, tol=libsvm_tol)[0] if start == "libsvm" \
+            else np.zeros((n, m))
+        origin = start
+    return (np.ascontiguousarray(alpha, dtype=float), np.ascontiguousarray(phi, dtype=float),
+            np.ascontiguousarray(gamma, dtype=float), origin)
+
+
+def _omega(Y, alpha, phi):
+    """omega_k = y_k alpha_k + phi_k - phi_{k-1} (eq. KKT_omega)."""
+    omega = Y * alpha
+    if phi.size:
+        omega[:, :-1] += phi
+        omega[:, 1:] -= phi
+    return omega
+
+
+def _row_cache(gram, cache_mb):
+    """The compiled loop's row source: the dense matrix, or the kernel of a KernelMatrix."""
+    if isinstance(gram, KernelMatrix):
+        kernel = gram.kernel
+        return RowCache(gram.X, None, kernel.name, gamma=kernel.gamma or 1.0,
+                        coef0=kernel.coef0, degree=float(kernel.degree), cache_mb=cache_mb)
+    return RowCache(None, gram, "precomputed")
+
+
+def _relative_gap(problem, alpha, phi, G):
+    """(P - D) / max(1, |P|) from the running G, with the intercepts by pooling.
+
+    P - D = sum_k omega_k' G_k + sum U xi - e'alpha, with xi = (1 - y (G + b))_+.
+    """
+    omega = _omega(problem.signs, alpha, phi)
+    b = intercepts_by_pooling(problem, G)
+    slack = np.maximum(0.0, 1.0 - problem.signs * (G + b))
+    quad = float(np.sum(omega * G))
+    primal = 0.5 * quad + float(np.sum(problem.upper_bounds * slack))
+    return (primal - (float(alpha.sum()) - 0.5 * quad)) / max(1.0, abs(primal))
