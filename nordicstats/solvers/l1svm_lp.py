@@ -133,7 +133,12 @@ class BoundaryLP:
         t = np.arange(len(self.columns))
         return np.column_stack([self.n + 1 + 2 * t, self.n + 2 + 2 * t]).ravel()
 
-    def _add_columns(self, new):
+    def add_columns(self, new):
+        """Put the columns ``new`` (theta indices not yet in the LP) into the LP."""
+        new = np.asarray(new, dtype=int)
+        new = new[~self._in_lp[new]]
+        if new.size == 0:
+            return
         rows = np.concatenate([self.y[:, None] * self.Z[:, new],
                                np.asarray(self._row_sign)[:, None]
                                * self.Z[np.asarray(self._row_point, dtype=int)][:, new]])
@@ -168,7 +173,7 @@ class BoundaryLP:
                 missing = self._missing_for_infeasibility()
                 if missing.size == 0:
                     return None
-                self._add_columns(missing)
+                self.add_columns(missing)
                 continue
             if status != self._highspy.HighsModelStatus.kOptimal:
                 text = self.lp.modelStatusToString(status)
@@ -176,7 +181,7 @@ class BoundaryLP:
             new = self._entering_columns(np.asarray(self.lp.getSolution().row_dual))
             if new.size == 0:
                 break
-            self._add_columns(new)
+            self.add_columns(new)
         x = np.asarray(self.lp.getSolution().col_value)
         theta = np.zeros(self.Z.shape[1])
         pairs = x[self.n + 1:].reshape(-1, 2)

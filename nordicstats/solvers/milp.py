@@ -452,7 +452,11 @@ class RelaxationPath:
         theta has shape (p, K-1).
         """
         costs = np.broadcast_to(np.asarray(upper_bounds, dtype=float), self.signs.shape)
-        solved = [lp.solve(costs[:, k]) for k, lp in enumerate(self.lps)]
+        solved = []
+        for k, lp in enumerate(self.lps):
+            if solved and not lp.columns:  # neighbouring boundaries share most support
+                lp.add_columns(np.flatnonzero(solved[-1][0]))
+            solved.append(lp.solve(costs[:, k]))
         return np.column_stack([s[0] for s in solved]), np.array([s[1] for s in solved])
 
 
