@@ -318,6 +318,7 @@ def figures(args):
                     if sel:
                         ax.plot([np.log2(r["C"]) for r in sel], [r["ratio"] for r in sel],
                                 marker="o" if all(r.get("certified") for r in sel) else "x",
+                                color=COLORS[method], ls=_line_style(n),
                                 label=f"{method} n={n}")
             ax.axhline(20, color="grey", lw=0.8, ls="--")
             ax.axhline(5, color="grey", lw=0.8, ls=":")
@@ -328,9 +329,40 @@ def figures(args):
         fig.tight_layout()
         fig.savefig(FIGURES / "scaling-ratio-vs-C.png", dpi=90)
         plt.close(fig)
+        _time_against_n(plt, rows, Ks)
     print(summary_table(rows))
     print(linear_table(stored(RESULTS / "linear.jsonl")))
     print(profile_table(stored(RESULTS / "profile_nordic2.jsonl")))
+
+
+COLORS = {"nordic1": "tab:blue", "nordic0": "tab:orange", "nordic2": "tab:green",
+          "libsvm": "black"}
+
+
+def _line_style(n):
+    return {1000: "-", 5000: "--"}.get(n, ":")
+
+
+def _time_against_n(plt, rows, Ks):
+    """Seconds against n at C = 1 (``issue`` design), each method and its libsvm baseline."""
+    fig, axes = plt.subplots(1, len(Ks), figsize=(4 * len(Ks), 3.2), squeeze=False, sharey=True)
+    for ax, K in zip(axes[0], Ks, strict=True):
+        sel = [r for r in rows if r["design"] == "issue" and r["K"] == K and r["C"] == 1.0
+               and r.get("ratio")]
+        for method in KERNEL_METHODS:
+            pts = sorted((r["n"], r["seconds"], r["libsvm_seconds"]) for r in sel
+                         if r["method"] == method)
+            if pts:
+                n, t, base = zip(*pts, strict=True)
+                ax.plot(n, t, marker="o", color=COLORS[method], label=method)
+                ax.plot(n, base, marker=".", ls=":", color=COLORS[method],
+                        label=f"K-1 libsvm ({method} run)")
+        ax.set(xscale="log", yscale="log", title=f"issue design, K = {K}, C = 1", xlabel="n")
+        ax.legend(fontsize=6)
+    axes[0, 0].set_ylabel("seconds")
+    fig.tight_layout()
+    fig.savefig(FIGURES / "scaling-time-vs-n.png", dpi=90)
+    plt.close(fig)
 
 
 def summary_table(rows):
