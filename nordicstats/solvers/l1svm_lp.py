@@ -1,7 +1,7 @@
 """One boundary's L1-SVM LP by column generation in HiGHS, with optional sign rows.
 
 NORDIC-2's relaxation (paper, Section 4, without the logical constraints) splits into
-K-1 L1-SVM LPs in (theta+, theta-, b, xi); for boundary k with slack costs u = C c_k
+K-1 L1-SVM LPs in (theta+, theta-, b, xi); for boundary k with slack costs u = C c_k::
 
     min  1'(theta+ + theta-) + u'xi
     s.t. y_i (Z_i (theta+ - theta-) + b) + xi_i >= 1,   theta+-, xi >= 0,          (hinge)
@@ -14,11 +14,11 @@ With a kernel Z = K has n dense columns, but the l1 penalty makes the optimal th
 sparse (50 nonzeros of 1,000 at n = 1,000, K = 5, C = 1, see
 ``docs/notes/scaling.md``).  So the LP starts with b and the slacks only, and a
 column j enters when its reduced cost is negative: with row duals mu >= 0 (hinge)
-and nu >= 0 (sign rows) and v_i = y_i mu_i + sum_{r: i_r = i} s_r nu_r,
+and nu >= 0 (sign rows) and v_i = y_i mu_i + sum_{r: i_r = i} s_r nu_r::
 
     reduced cost of theta+_j = 1 - (Z'v)_j,   of theta-_j = 1 + (Z'v)_j.
 
-When no column outside the LP has |(Z'v)_j| > 1 + ``PRICING_TOL`` the restricted
+When no column outside the LP has ``|(Z'v)_j| > 1 + PRICING_TOL`` the restricted
 LP's optimum is the full LP's (its dual is feasible for every column).  A restricted
 LP that sign rows make infeasible gets the columns of those rows' points (with a
 kernel, theta_j = omega_j moves f(x_j) alone most), then every column; only the
@@ -36,7 +36,7 @@ from nordicstats.exceptions import SolverError
 __all__ = ["BoundaryLP", "quiet_highs", "HIGHS_OPTIONS", "PRICING_TOL", "COLUMN_BATCH"]
 
 HIGHS_OPTIONS = {"primal_feasibility_tolerance": 1e-9, "dual_feasibility_tolerance": 1e-9}
-#: A column enters when |(Z'v)_j| exceeds 1 by more than this (HiGHS's dual tolerance).
+#: A column enters when ``|(Z'v)_j|`` exceeds 1 by more than this (HiGHS's dual tolerance).
 PRICING_TOL = 1e-9
 #: Most columns added per pricing round (the most negative reduced costs first).
 COLUMN_BATCH = 100

@@ -19,7 +19,7 @@ branches only on the disjunctions that the current LP solution breaks:
 
 Nodes are taken best bound first, with plunging (the better child is processed next)
 so that an incumbent appears after about as many LPs as the root has crossings.  The
-search stops when the relative gap (incumbent - bound) / min(|incumbent|, |bound|)
+search stops when the relative gap ``(incumbent - bound) / min(|incumbent|, |bound|)``
 is at most ``mip_gap``, when no open node remains (proven optimal), or at a node or
 time limit, returning its incumbent and bound (the caller then hands SCIP the
 incumbent as a start).  The bound is valid because each node LP is a relaxation of
