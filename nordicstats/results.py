@@ -184,6 +184,9 @@ class NORDICResults(WaldMixin, OrdinalResults):
         if self.model.method == "bsvm":
             return self.model.build_problem(), self.solver_result
         problem = self.model.build_problem(method="bsvm")
+        kept = self.solver_result.info.get("unconstrained")
+        if kept is not None:  # the sparse primal solved BSVM on its way (joint NORDIC-1)
+            return problem, kept
         # the model's own solver when it handles BSVM: build_problem left out the Gram
         # matrix for solver="primal", which "auto" may not pick at small n
         solver = self.model.solver if self.model.solver in ("quadprog", "decomposition", "smo",

@@ -5,6 +5,7 @@ References: quadprog on the dense dual, Clarabel on the paper's primal
 recomputed here from the returned multipliers.
 """
 
+import dataclasses
 import sys
 
 import numpy as np
@@ -14,7 +15,12 @@ from primal_reference import solve_primal
 from nordicstats.data import binary_signs
 from nordicstats.exceptions import MissingDependencyError
 from nordicstats.kernels import make_kernel
-from nordicstats.solvers.linear_primal import FALLBACK_MAX_N, solve_linear_primal
+from nordicstats.solvers.certificate import certify
+from nordicstats.solvers.linear_primal import (
+    FALLBACK_MAX_N,
+    recover_multipliers,
+    solve_linear_primal,
+)
 from nordicstats.solvers.problem import NordicProblem
 from nordicstats.solvers.qp import solve_quadprog
 
@@ -146,3 +152,49 @@ def test_screened_hinge_rows_give_the_same_optimum(noncrossing, K):
     omega[:, 1:] -= screened.multipliers["phi"]
     np.testing.assert_allclose(problem.X.T @ omega, screened.coef, atol=1e-6)
     assert screened.kkt_residual <= 1e-7
+
+
+@pytest.mark.parametrize("n,K,method,noncrossing,C,seed", [CASES[0], CASES[4], CASES[5]])
+def test_multipliers_recovered_from_the_primal_point(n, K, method, noncrossing, C, seed):
+    # Clarabel's optimum (independent) and the KKT system checked on the full problem
+    problem = make_problem(n, K, method, noncrossing, C, seed)
+    res = solve_linear_primal(problem)
+    alpha, phi, gamma = recover_multipliers(problem, res.coef, res.intercept)
+    cert = certify(problem, None, res.intercept, {"alpha": alpha, "phi": phi, "gamma": gamma},
+                   coef=res.coef)
+    # exact up to rounding: BVLS solves the KKT rows on the margin rows to ~1e-12
+    assert cert.dual_violation <= 1e-9 and cert.gap <= 1e-9
+    assert cert.dual == pytest.approx(solve_primal(problem), rel=OBJ_RTOL)
+    assert np.all((alpha >= 0) & (alpha <= C)) and phi.min(initial=0) >= 0
+    # alpha is C inside the margin and 0 outside it (complementary slackness)
+    r = 1.0 - problem.signs * (problem.X @ res.coef + res.intercept)
+    assert np.all(alpha[r > 1e-5] == C) and np.all(alpha[r < -1e-5] == 0)
+
+
+def test_recovery_does_not_certify_a_wrong_point():
+    # at a point that is not optimal the KKT system has no solution: no row is on the
+    # margin of a shrunken w (None), and with a wide tolerance the certificate fails
+    problem = make_problem(100, 3, seed=1)
+    res = solve_linear_primal(problem)
+    w = 0.9 * res.coef
+    assert recover_multipliers(problem, w, res.intercept) is None
+    alpha, phi, gamma = recover_multipliers(problem, w, res.intercept, tol=0.05)
+    cert = certify(problem, None, res.intercept, {"alpha": alpha, "phi": phi, "gamma": gamma},
+                   coef=w)
+    assert not cert.certified and max(cert.gap, cert.dual_violation) > 1e-3
+
+
+def test_joint_fit_keeps_the_unconstrained_optimum_on_the_way():
+    # the first solve of joint NORDIC-1 is BSVM: kept as info["unconstrained"], equal to
+    # a separate BSVM solve and to Clarabel's; screening narrowed once rows were added
+    problem = make_problem(600, 4, seed=12, C=2.0)
+    res = solve_linear_primal(problem, screen=True)
+    assert res.info["rows_added"] > 0 and res.status == "optimal"
+    bsvm_problem = dataclasses.replace(problem, method="bsvm")
+    kept = res.info["unconstrained"]
+    assert kept.status == "optimal" and kept.certificate.certified
+    assert kept.objective == pytest.approx(solve_linear_primal(bsvm_problem).objective,
+                                           rel=1e-9)
+    assert kept.objective == pytest.approx(solve_primal(bsvm_problem), rel=OBJ_RTOL)
+    assert kept.objective < res.objective  # the constraints bind
+    assert res.objective == pytest.approx(solve_primal(problem), rel=OBJ_RTOL)

@@ -150,7 +150,9 @@ def test_result_fields(name):
     assert res.max_violation == problem.noncrossing_violation(res.dual_coef, res.intercept,
                                                               res.coef)
     assert res.intercept.shape == (problem.n_boundaries,)
-    assert res.message == "optimal" or res.message == "gaplimit"
+    # SCIP's status text, or the lazy branch and bound's (l1) naming how it was proven
+    assert res.status in ("optimal", "gap_limit")
+    assert res.message.split(" (")[0] in ("optimal", "gaplimit", "gap limit reached")
     if problem.is_linear:
         assert res.dual_coef is None and res.coef.shape == (2, problem.n_boundaries)
     else:
@@ -285,8 +287,9 @@ def crossing_problem():
 
 def test_time_limit_returns_feasible_solution_with_gap(crossing_problem):
     # n = 300, K = 5 with 7 crossings in the relaxation: seconds of SCIP on any machine
+    # with all disjunctions (the lazy branch and bound may finish within the limit)
     with pytest.warns(SolverLimitWarning, match="MIP gap"):
-        res = solve_nordic2_scip(crossing_problem, time_limit=0.5)
+        res = solve_nordic2_scip(crossing_problem, time_limit=0.5, formulation="disjunction")
     _check_limited(crossing_problem, res)
 
 
@@ -301,7 +304,7 @@ def test_scip_time_limit_status_is_reported(monkeypatch):
     monkeypatch.setattr(milp, "_set_parameters", no_time)
     problem = tiny_problem("l1-rbf-K4")
     with pytest.warns(SolverLimitWarning, match="timelimit"):
-        res = solve_nordic2_scip(problem)
+        res = solve_nordic2_scip(problem, formulation="disjunction")
     _check_limited(problem, res)
     assert res.message == "timelimit" and res.info["solution_origin"] != "scip"
 
@@ -312,8 +315,77 @@ def test_scip_failure_raises_solver_error(monkeypatch):
 
     monkeypatch.setattr(milp, "_add_logic", contradictory)
     with pytest.raises(SolverError, match="infeasible") as err:
-        solve_nordic2_scip(tiny_problem("l1-rbf-K4"))
+        solve_nordic2_scip(tiny_problem("l1-rbf-K4"), formulation="disjunction")
     assert err.value.status == "infeasible" and err.value.solver == "scip"
+
+
+# --- the lazy branch and bound (formulation="lazy", the l1 default) --------------------------
+@pytest.fixture(scope="module")
+def crossing():
+    """A paper problem whose relaxation crosses at several rows (C = 10, K = 5)."""
+    problem = paper_problem(150, 5, seed=3, C=10.0)
+    theta, b = milp.RelaxationPath.for_problem(problem).solve(problem.upper_bounds)
+    F = problem.gram @ theta + b
+    assert milp.count_crossings(F).sum() >= 2
+    return problem
+
+
+def test_lazy_matches_scip_with_all_disjunctions(crossing):
+    lazy = solve_nordic2_scip(crossing)
+    scip = solve_nordic2_scip(crossing, formulation="disjunction")
+    assert lazy.info["formulation"] == "lazy" and lazy.status == "optimal"
+    assert lazy.objective == pytest.approx(scip.objective, rel=RTOL)
+    assert lazy.dual_bound >= lazy.info["relaxation_objective"]
+    assert lazy.info["lp_solves"] >= 2 * lazy.iterations - 1 >= 1
+    assert_no_crossings(crossing, lazy)
+
+
+def test_lazy_hands_over_to_scip_at_its_node_limit(crossing, monkeypatch):
+    monkeypatch.setattr(milp, "LAZY_MAX_NODES", 1)
+    res = solve_nordic2_scip(crossing)
+    assert res.info["formulation"] == "disjunction" and "lazy_bound" in res.info
+    assert res.info["lazy_bound"] <= res.objective * (1 + 1e-9)
+    assert res.objective == pytest.approx(solve_nordic2_scip(crossing).objective, rel=RTOL)
+
+
+def test_boundary_lp_with_sign_rows_matches_the_full_lp(crossing):
+    # column generation with sign rows == scipy's linprog on all n columns (independent)
+    from nordicstats.solvers.l1svm_lp import BoundaryLP
+
+    Z, k, u = crossing.gram, 1, crossing.upper_bounds[:, 1]
+    y = crossing.signs[:, k]
+    lp = BoundaryLP(Z, y)
+    lp.set_costs(u)
+    lp.set_sign_rows([(3, 1), (8, -1), (40, 1)], 1e-3)
+    theta, b, objective = lp.solve()
+    f = Z @ theta + b
+    assert f[3] >= -1e-9 and f[8] <= -1e-3 + 1e-9 and f[40] >= -1e-9
+    full = _sign_lp(Z, y, u, {3: 1.0, 8: -1.0, 40: 1.0}, 1e-3)
+    assert objective == pytest.approx(full, rel=1e-8)
+    lp.set_sign_rows((), 1e-3)  # switched off: the plain LP again
+    assert lp.solve()[2] == pytest.approx(_sign_lp(Z, y, u, {}, 1e-3), rel=1e-8)
+
+
+def _sign_lp(Z, y, u, signs, margin):
+    from scipy.optimize import linprog
+
+    n = Z.shape[0]
+    A = [np.hstack([-y[:, None] * Z, y[:, None] * Z, -y[:, None], -np.eye(n)])]
+    rhs = [-np.ones(n)]
+    for i, s in signs.items():
+        A.append(np.concatenate([-s * Z[i], s * Z[i], [-s], np.zeros(n)])[None, :])
+        rhs.append([0.0 if s > 0 else -margin])
+    cost = np.concatenate([np.ones(2 * n), [0.0], u])
+    bounds = [(0, None)] * (2 * n) + [(None, None)] + [(0, None)] * n
+    return linprog(cost, A_ub=np.vstack(A), b_ub=np.concatenate(rhs), bounds=bounds,
+                   method="highs-ipm").fun
+
+
+def test_lazy_time_limit_returns_its_gap(crossing):
+    with pytest.warns(SolverLimitWarning, match="time_limit"):
+        res = solve_nordic2_scip(crossing, time_limit=1e-9)
+    assert res.status == "time_limit" and np.isfinite(res.gap)
+    assert_no_crossings(crossing, res)
 
 
 # --- determinism, dependencies, options ------------------------------------------------------

@@ -83,8 +83,10 @@ nordic1.summary()  # a statsmodels Summary: HTML tables in a notebook, text with
 # ## NORDIC-2
 #
 # NORDIC-2 (paper, Section 4) asks only that no training point falls on the
-# wrong side of two boundaries at once, a set of logical constraints solved as
-# a mixed-integer program by SCIP; by default it uses the l1 penalty.
+# wrong side of two boundaries at once, a set of logical constraints solved
+# exactly as a mixed-integer program (branch and bound on the few points where
+# the separate L1-SVMs cross, SCIP when that does not suffice); by default it
+# uses the l1 penalty.
 
 # %%
 with warnings.catch_warnings():

@@ -25,13 +25,14 @@ matrix X X' (n x n floats) and larger ones raise a
 
 from __future__ import annotations
 
+import dataclasses
 import time
 
 import numpy as np
 from scipy import sparse
 
 from nordicstats.exceptions import SolverError, missing_dependency
-from nordicstats.solvers.certificate import certified_result
+from nordicstats.solvers.certificate import certified_result, certify
 from nordicstats.solvers.problem import NordicProblem
 
 __all__ = ["solve_linear_primal", "FALLBACK_MAX_N"]
@@ -47,7 +48,13 @@ DEFAULT_MAX_ROUNDS = 30
 SCREEN_MIN_ROWS = 40_000
 SCREEN_SUBSAMPLE = 5_000
 SCREEN_EXPLICIT = 0.2
+# Once a solve has found noncrossing violations, only this share of rows nearest the margin
+# of that solution keeps its slack in the next solves (_narrowed).
+SCREEN_NARROW = 0.02
 EXPLICIT, AT_C, ZERO = 0, 1, 2
+# Margins and noncrossing slacks within this (relative) distance of 0 are left free when the
+# multipliers are recovered from the primal point (recover_multipliers).
+RECOVERY_TOL = 1e-6
 
 
 def solve_linear_primal(problem, tol=1e-9, feas_tol=DEFAULT_FEAS_TOL,
@@ -106,6 +113,9 @@ def solve_linear_primal(problem, tol=1e-9, feas_tol=DEFAULT_FEAS_TOL,
     state = _screened_state(piqp, problem, tol, max_iter) if screen else np.zeros((n, m), int)
     rows = np.zeros((0, 2), dtype=int)  # (i, k) noncrossing rows in the model
     status, rounds, iters = "optimal", 0, 0
+    # joint NORDIC-1 without its noncrossing rows is BSVM: keep that optimum on the way
+    bsvm_first = problem.method == "nordic1" and problem.noncrossing == "joint" and m > 1
+    unconstrained = None
     while True:
         layout = _Layout(problem, state)
         sol = _solve_once(piqp, problem, layout, rows, tol, max_iter)
@@ -114,15 +124,25 @@ def solve_linear_primal(problem, tol=1e-9, feas_tol=DEFAULT_FEAS_TOL,
         w, b = layout.unpack(sol.x)
         new = _violated_rows(problem, w, b, feas_tol, rows)
         wrong = _misscreened(problem, w, b, state, feas_tol)
+        if bsvm_first and unconstrained is None and rows.shape[0] == 0:
+            if wrong.any():
+                new = new[:0]  # finish BSVM (the screening) before adding noncrossing rows
+            else:
+                unconstrained = _result(dataclasses.replace(problem, method="bsvm"), layout,
+                                        sol, rows, "optimal", rounds, iters,
+                                        time.perf_counter() - start)
         if new.shape[0] == 0 and not wrong.any():
             break
         if rounds >= max_rounds:
             status = "iteration_limit"
             break
+        if screen and new.shape[0]:
+            state = _narrowed(problem, w, b, state)
         rows = np.vstack([rows, new])
         state[wrong] = EXPLICIT
+    extra = {} if unconstrained is None else {"unconstrained": unconstrained}
     return _result(problem, layout, sol, rows, status, rounds, iters,
-                   time.perf_counter() - start)
+                   time.perf_counter() - start, extra)
 
 
 def _screened_state(piqp, problem, tol, max_iter):
@@ -141,6 +161,19 @@ def _screened_state(piqp, problem, tol, max_iter):
     state = np.full((n, m), EXPLICIT)
     state[r < -delta] = AT_C
     state[r > delta] = ZERO
+    return state
+
+
+def _narrowed(problem, w, b, state):
+    """Screen again around a solution close to the optimum: explicit rows whose margin is
+    beyond the ``SCREEN_NARROW`` quantile of |r| get alpha = C or 0 (checked afterwards
+    like every screened row), so the solves with noncrossing rows are smaller."""
+    r = problem.signs * (problem.X @ w + b) - 1.0
+    delta = np.quantile(np.abs(r), SCREEN_NARROW, axis=0)
+    state = state.copy()
+    explicit = state == EXPLICIT
+    state[explicit & (r < -delta)] = AT_C
+    state[explicit & (r > delta)] = ZERO
     return state
 
 
@@ -291,22 +324,141 @@ def _multipliers(problem, layout, sol, rows):
     return alpha, phi, gamma
 
 
-def _result(problem, layout, sol, rows, status, rounds, iters, elapsed):
+def _result(problem, layout, sol, rows, status, rounds, iters, elapsed, extra=None):
     from nordicstats.solvers.decomposition import intercepts_by_pooling
 
     w, _ = layout.unpack(np.asarray(sol.x))
     # Exact intercepts for this w (the paper's LP, by pooling): the interior-point b is
     # one of them only up to tolerance, and an arbitrary one when they form an interval.
     b = intercepts_by_pooling(problem, problem.X @ w)
-    alpha, phi, gamma = _multipliers(problem, layout, sol, rows)
+    multipliers = _multipliers(problem, layout, sol, rows)
+    recovered = recover_multipliers(problem, w, b)
+    source = "interior point"
+    if recovered is not None and _violation(problem, w, b, recovered) < _violation(
+            problem, w, b, multipliers):
+        multipliers, source = recovered, "recovered from the primal point"
+    alpha, phi, gamma = multipliers
     tiny = 1e-7 * max(1.0, problem.C)
     active_mask = phi > tiny
     return certified_result(
         problem, "primal", None, b, {"alpha": alpha, "phi": phi, "gamma": gamma},
         status=status, coef=w, iterations=iters, time=elapsed,
-        detail=f"PIQP, {rounds} solve(s) with {rows.shape[0]} noncrossing rows",
+        detail=f"PIQP, {rounds} solve(s) with {rows.shape[0]} noncrossing rows; "
+               f"multipliers {source}",
         info={"rounds": rounds, "rows_added": int(rows.shape[0]),
               "explicit_hinge_rows": layout.n_xi,
               "active_noncrossing": int(active_mask.sum()), "active_mask": active_mask,
               "active_intercept_order": int(np.sum(gamma > tiny)),
-              "piqp_duality_gap_rel": float(sol.info.duality_gap_rel)})
+              "multipliers": source,
+              "piqp_duality_gap_rel": float(sol.info.duality_gap_rel), **(extra or {})})
+
+
+def _violation(problem, w, b, multipliers):
+    alpha, phi, gamma = multipliers
+    return certify(problem, None, b, {"alpha": alpha, "phi": phi, "gamma": gamma},
+                   coef=w).max_violation
+
+
+def recover_multipliers(problem, w, b, tol=RECOVERY_TOL):
+    """Multipliers that make (w, b) a KKT point, solved from the primal point itself.
+
+    An interior-point method leaves every multiplier slightly inside its bounds, and
+    at n = 10^6 the sum of those errors breaks the equality rows
+    sum_i y_ik alpha_ik (+ phi and gamma terms) = 0 by ~1e-6.  Complementary
+    slackness fixes almost all of them from the margins r_ik = 1 - y_ik f_k(x_i):
+    alpha_ik = C c_ik where r_ik > tol, 0 where r_ik < -tol, phi_ik = 0 (gamma_k = 0)
+    where the noncrossing (intercept-order) row is slack by more than tol.  The
+    remaining few -- the ~d + 1 rows per boundary on the margin and the active
+    noncrossing rows -- solve the stationarity and equality rows
+    (eq. KKT_omega with K = X X')
+
+        w_k = X'(y_k o alpha_k + phi_k - phi_{k-1}),
+        y_k'alpha_k + [joint] 1'(phi_k - phi_{k-1}) + [separate] (gamma_k - gamma_{k-1}) = 0,
+
+    with 0 <= alpha <= C c, phi >= 0, gamma >= 0, by bounded least squares
+    (:func:`scipy.optimize.lsq_linear`, BVLS): (K-1)(d + 1) equations in a few
+    dozen unknowns.  The certificate then checks the result on the full problem.
+
+    Parameters
+    ----------
+    problem : NordicProblem
+        Linear BSVM or NORDIC-1.
+    w : ndarray of shape (d, K-1)
+    b : ndarray of shape (K-1,)
+    tol : float, default=RECOVERY_TOL
+        Margins and noncrossing slacks within tol (relative to max(1, max |f|)) are
+        left free.
+
+    Returns
+    -------
+    (alpha, phi, gamma) or None
+        None when nothing is left free on some boundary (no exact recovery).
+    """
+    from scipy.optimize import lsq_linear
+
+    X, Y, U = problem.X, problem.signs, problem.upper_bounds
+    n, m = Y.shape
+    d = X.shape[1]
+    XW = X @ w
+    scale = tol * max(1.0, float(np.max(np.abs(XW + b), initial=0.0)))
+    r = 1.0 - Y * (XW + b)
+    alpha = np.where(r > scale, U, 0.0)
+    free_alpha = np.abs(r) <= scale
+    if not free_alpha.any(axis=0).all():
+        return None
+    phi, free_phi = np.zeros((n, max(m - 1, 0))), np.zeros((n, max(m - 1, 0)), dtype=bool)
+    gamma, free_gamma = np.zeros(max(m - 1, 0)), np.zeros(max(m - 1, 0), dtype=bool)
+    joint = problem.method == "nordic1" and problem.noncrossing == "joint"
+    if problem.method == "nordic1" and m > 1:
+        slack = XW[:, :-1] - XW[:, 1:] + ((b[:-1] - b[1:]) if joint else 0.0)
+        free_phi = slack <= scale
+        if not joint:
+            free_gamma = b[:-1] - b[1:] <= scale
+    columns, lower, upper = [], [], []
+    for k in range(m):  # alpha_k enters block k: (y_k x_i, y_k)
+        rows = np.flatnonzero(free_alpha[:, k])
+        columns.append(_block_columns(k, m, d, Y[rows, k][:, None] * X[rows], Y[rows, k]))
+        lower.append(np.zeros(rows.size))
+        upper.append(U[rows, k])
+    for k in range(m - 1):  # phi_k enters block k with +, block k+1 with -
+        rows = np.flatnonzero(free_phi[:, k])
+        ones = np.ones(rows.size) if joint else np.zeros(rows.size)
+        columns.append(_block_columns(k, m, d, X[rows], ones)
+                       - _block_columns(k + 1, m, d, X[rows], ones))
+        lower.append(np.zeros(rows.size))
+        upper.append(np.full(rows.size, np.inf))
+    gam = np.flatnonzero(free_gamma)
+    if gam.size:
+        columns.append(_block_columns(gam, m, d, np.zeros((gam.size, d)), np.ones(gam.size))
+                       - _block_columns(gam + 1, m, d, np.zeros((gam.size, d)),
+                                        np.ones(gam.size)))
+        lower.append(np.zeros(gam.size))
+        upper.append(np.full(gam.size, np.inf))
+    fixed = Y * alpha
+    target = np.concatenate([w - X.T @ fixed, -fixed.sum(axis=0)[None, :]]).T.ravel()
+    A = np.concatenate(columns, axis=1)
+    lo, hi = np.concatenate(lower), np.concatenate(upper)
+    u = lsq_linear(A, target, bounds=(lo, hi), method="bvls", tol=1e-14).x
+    u = np.clip(u, lo, hi)
+    sizes = np.cumsum([c.shape[1] for c in columns])[:-1]
+    parts = np.split(u, sizes)
+    for k in range(m):
+        alpha[free_alpha[:, k], k] = parts[k]
+    for k in range(m - 1):
+        phi[free_phi[:, k], k] = parts[m + k]
+    if gam.size:
+        gamma[gam] = parts[-1]
+    return alpha, phi, gamma
+
+
+def _block_columns(k, m, d, coef_rows, intercept_rows):
+    """Columns of unknowns entering boundary block k (scalar or one per unknown): rows
+    k(d+1) .. k(d+1)+d-1 get the unknown's x-part, row k(d+1)+d its intercept part."""
+    size = np.shape(intercept_rows)[0]
+    out = np.zeros((m * (d + 1), size))
+    k = np.broadcast_to(np.asarray(k), (size,))
+    cols = np.arange(size)
+    for j in range(d):
+        out[k * (d + 1) + j, cols] = coef_rows[:, j]
+    out[k * (d + 1) + d, cols] = intercept_rows
+    return out

@@ -77,21 +77,24 @@ from nordicstats.exceptions import (
     missing_dependency,
 )
 from nordicstats.solvers.certificate import certify_mip
+from nordicstats.solvers.l1svm_lp import HIGHS_OPTIONS, BoundaryLP
+from nordicstats.solvers.lazy_mip import branch_on_crossings
 from nordicstats.solvers.problem import NordicProblem, count_crossings
 from nordicstats.solvers.result import SolverResult
 
 __all__ = ["solve_nordic2_scip", "RelaxationPath", "FORMULATIONS", "WARM_STARTS", "SIGN_MARGIN"]
 
-FORMULATIONS = ("disjunction", "indicator", "bigm")
+FORMULATIONS = ("lazy", "disjunction", "indicator", "bigm")
 WARM_STARTS = (True, False, "repair", "nordic1")
 SIGN_MARGIN = 1e-7
+# Nodes of the branch and bound on the crossings before SCIP takes over (formulation="lazy").
+LAZY_MAX_NODES = 500
 # SCIP's feasibility tolerance; well below SIGN_MARGIN so that side (ii) stays negative.
 _FEASTOL = 1e-9
 # Largest crossing treated as rounding and removed by shifting an intercept.
 _POLISH_TOL = 1e-6
 # Relative eigenvalue cut-off for the factor K = L L' (kernel l2).
 _EIG_TOL = 1e-10
-_HIGHS = {"primal_feasibility_tolerance": 1e-9, "dual_feasibility_tolerance": 1e-9}
 _STATUS = {"optimal": "optimal", "gaplimit": "gap_limit", "timelimit": "time_limit",
            "nodelimit": "node_limit", "totalnodelimit": "node_limit",
            "stallnodelimit": "node_limit", "memlimit": "memory_limit",
@@ -100,7 +103,7 @@ _STATUS = {"optimal": "optimal", "gaplimit": "gap_limit", "timelimit": "time_lim
 
 
 def solve_nordic2_scip(problem, time_limit=None, mip_gap=1e-6, threads=1,
-                       formulation="disjunction", warm_start=True, verbose=False,
+                       formulation="lazy", warm_start=True, verbose=False,
                        relaxation=None):
     """Solve NORDIC-2 (paper, Section 4, eqs. cond1-cond2) exactly with SCIP.
 
@@ -125,9 +128,14 @@ def solve_nordic2_scip(problem, time_limit=None, mip_gap=1e-6, threads=1,
     threads : int, default=1
         ``1`` runs SCIP's deterministic sequential solver; more threads run its
         concurrent solver (``solveConcurrent``), whose path may vary between runs.
-    formulation : {"disjunction", "indicator", "bigm"}, default="disjunction"
-        How the logical constraints reach SCIP.  Disjunction constraints were the
-        fastest in ``benchmarks/bench_nordic2.py``; ``"bigm"`` uses the proven M.
+    formulation : {"lazy", "disjunction", "indicator", "bigm"}, default="lazy"
+        How the logical constraints are handled.  ``"lazy"`` (l1 only; l2 problems
+        use ``"disjunction"``): branch and bound on the disjunctions that the
+        relaxation breaks, over warm-started L1-SVM LPs
+        (:mod:`nordicstats.solvers.lazy_mip`); after ``LAZY_MAX_NODES`` nodes SCIP
+        takes over with disjunctions, the best point as its start.  The others hand
+        SCIP all n(K-2) disjunctions: disjunction constraints were the fastest in
+        ``benchmarks/bench_nordic2.py``; ``"bigm"`` uses the proven M.
     warm_start : {True, False, "repair", "nordic1"}, default=True
         Feasible point handed to SCIP.  ``True``: the constant classifiers (free);
         ``"repair"``: the relaxation with its crossings repaired (l1; K-1 more LPs);
@@ -196,6 +204,19 @@ def solve_nordic2_scip(problem, time_limit=None, mip_gap=1e-6, threads=1,
     if remaining is not None and remaining <= 0:
         return _finish(problem, design, candidates, None, relaxed, formulation, start,
                        "time_limit", "time limit reached before SCIP started", {"nodes": 0})
+    lazy_bound, formulation = None, _scip_formulation(formulation, design)
+    if formulation == "lazy":
+        lazy = _branch(problem, design, relaxed, candidates, mip_gap, remaining)
+        if lazy.status != "node_limit":
+            return _remember(relaxation, design, _finish(
+                problem, design, candidates, lazy.bound, relaxed, "lazy", start, lazy.status,
+                _LAZY_MESSAGES[lazy.status], {"nodes": lazy.nodes, "lp_solves": lazy.lp_solves}))
+        lazy_bound, formulation = lazy.bound, "disjunction"
+        remaining = None if time_limit is None else time_limit - (time.perf_counter() - start)
+        if remaining is not None and remaining <= 0:
+            return _remember(relaxation, design, _finish(
+                problem, design, candidates, lazy_bound, relaxed, "lazy", start, "time_limit",
+                _LAZY_MESSAGES["time_limit"], {"nodes": lazy.nodes}))
     model, handles = _build_model(scip, problem, design, formulation,
                                   min(c.objective for c in candidates))
     _set_parameters(model, remaining, mip_gap, threads, verbose)
@@ -209,7 +230,33 @@ def solve_nordic2_scip(problem, time_limit=None, mip_gap=1e-6, threads=1,
         raise SolverError(f"SCIP failed while solving NORDIC-2: {exc}", solver="scip",
                           status=model.getStatus()) from exc
     return _remember(relaxation, design, _collect(model, handles, problem, design, candidates,
-                                                  relaxed, formulation, start, accepted))
+                                                  relaxed, formulation, start, accepted,
+                                                  lazy_bound))
+
+
+_LAZY_MESSAGES = {
+    "optimal": "optimal (branch and bound on the crossings of the relaxation; no open node)",
+    "gap_limit": "gap limit reached (branch and bound on the crossings of the relaxation)",
+    "time_limit": "time limit reached in the branch and bound on the crossings",
+}
+
+
+def _scip_formulation(formulation, design):
+    """"lazy" needs the LPs of the l1 problem; l2 problems go to SCIP's disjunctions."""
+    return "disjunction" if formulation == "lazy" and not design.l1 else formulation
+
+
+def _branch(problem, design, relaxed, candidates, mip_gap, remaining):
+    """Branch and bound on the relaxation's crossings; its point joins ``candidates``."""
+    lazy = branch_on_crossings(relaxed[3].lps, design.Z, SIGN_MARGIN,
+                               min(c.objective for c in candidates), mip_gap=mip_gap,
+                               time_limit=remaining, max_nodes=LAZY_MAX_NODES)
+    if lazy.theta is not None:
+        b = _polish(problem, design, lazy.theta, lazy.b)
+        if b is not None:
+            candidates.append(_point(problem, design, lazy.theta, b,
+                                     "branch and bound on the crossings"))
+    return lazy
 
 
 def _remember(relaxation, design, result):
@@ -344,7 +391,7 @@ def _boundary_lp(Z, y, C, signs=None, margin=0.0):
     cost = np.concatenate([np.ones(2 * m), [0.0], np.broadcast_to(C, (n,))])
     bounds = [(0, None)] * (2 * m) + [(None, None)] + [(0, None)] * n
     lp = linprog(cost, A_ub=sparse.vstack(rows).tocsc(), b_ub=np.concatenate(rhs),
-                 bounds=bounds, method="highs", options=_HIGHS)
+                 bounds=bounds, method="highs", options=HIGHS_OPTIONS)
     if lp.status == 2 and signs is not None:
         return None
     if lp.status != 0:
@@ -354,7 +401,7 @@ def _boundary_lp(Z, y, C, signs=None, margin=0.0):
 
 
 def _relaxation(problem, design, path=None):
-    """K-1 independent L1-SVM LPs: (theta, b, lower bound)."""
+    """K-1 independent L1-SVM LPs: (theta, b, lower bound, the RelaxationPath)."""
     if path is None:
         path = RelaxationPath(design.Z, problem.signs)
     elif not path.matches(design.Z, problem.signs):
@@ -362,7 +409,7 @@ def _relaxation(problem, design, path=None):
                          "(other kernel matrix or classes); build it with "
                          "RelaxationPath.for_problem(problem).")
     theta, b = path.solve(problem.upper_bounds)
-    return theta, b, _point(problem, design, theta, b, "relaxation").objective
+    return theta, b, _point(problem, design, theta, b, "relaxation").objective, path
 
 
 class RelaxationPath:
@@ -373,9 +420,10 @@ class RelaxationPath:
         min 1'(theta+ + theta-) + sum_i u_ik xi_i
         s.t. y^(k)_i (Z_i (theta+ - theta-) + b) + xi_i >= 1,  theta+-, xi >= 0,
 
-    with u = ``problem.upper_bounds`` = C times the hinge weights.  ``C`` enters
+    with u = ``problem.upper_bounds`` = C times the hinge weights, solved by column
+    generation (:class:`~nordicstats.solvers.l1svm_lp.BoundaryLP`).  ``C`` enters
     only the costs of xi, so the optimal basis at one C stays primal feasible at
-    the next and HiGHS's simplex restarts from it.  Along
+    the next and HiGHS's simplex restarts from it, with the columns already priced in.  Along
     the paper's nine-point C grid at n = 208 this took a sixth of the time of
     nine independent ``scipy.optimize.linprog`` solves, with the same optimal
     objectives to ~1e-13 relative.  The path also keeps the last NORDIC-2
@@ -384,12 +432,9 @@ class RelaxationPath:
     """
 
     def __init__(self, Z, signs):
-        import highspy
-
         self.Z, self.signs = np.asarray(Z, dtype=float), np.asarray(signs, dtype=float)
         self.incumbent = None  # (theta, b) of the last NORDIC-2 solution: feasible at any C
-        self._models = [self._model(highspy, self.Z, self.signs[:, k])
-                        for k in range(self.signs.shape[1])]
+        self.lps = [BoundaryLP(self.Z, self.signs[:, k]) for k in range(self.signs.shape[1])]
 
     @classmethod
     def for_problem(cls, problem):
@@ -401,60 +446,18 @@ class RelaxationPath:
         return (self.Z.shape == np.shape(Z) and self.signs.shape == np.shape(signs)
                 and np.array_equal(self.Z, Z) and np.array_equal(self.signs, signs))
 
-    @staticmethod
-    def _model(highspy, Z, y):
-        n, p = Z.shape
-        yZ = y[:, None] * Z
-        rows = sparse.hstack([yZ, -yZ, y[:, None], sparse.identity(n)], format="csr")
-        lp = _quiet_highs(highspy)
-        for name, value in _HIGHS.items():
-            lp.setOptionValue(name, value)
-        size = 2 * p + 1 + n
-        lower = np.concatenate([np.zeros(2 * p), [-np.inf], np.zeros(n)])
-        lp.addVars(size, lower, np.full(size, np.inf))
-        lp.changeColsCost(size, np.arange(size, dtype=np.int32),
-                          np.concatenate([np.ones(2 * p), np.zeros(n + 1)]))
-        lp.addRows(n, np.ones(n), np.full(n, np.inf), rows.nnz,
-                   rows.indptr[:-1].astype(np.int32), rows.indices.astype(np.int32), rows.data)
-        return lp
-
     def solve(self, upper_bounds):
         """(theta, b) of the K-1 LPs with slack costs ``upper_bounds`` (n, K-1), or a scalar C.
 
         theta has shape (p, K-1).
         """
-        import highspy
-
-        n, p = self.Z.shape
         costs = np.broadcast_to(np.asarray(upper_bounds, dtype=float), self.signs.shape)
-        slacks = np.arange(2 * p + 1, 2 * p + 1 + n, dtype=np.int32)
-        thetas, bs = [], []
-        for k, lp in enumerate(self._models):
-            lp.changeColsCost(n, slacks, np.ascontiguousarray(costs[:, k]))
-            lp.run()
-            status = lp.getModelStatus()
-            if status != highspy.HighsModelStatus.kOptimal:
-                raise SolverError(f"the L1-SVM relaxation LP failed: "
-                                  f"{lp.modelStatusToString(status)}", solver="highs",
-                                  status=lp.modelStatusToString(status))
-            x = np.asarray(lp.getSolution().col_value)
-            thetas.append(x[:p] - x[p:2 * p])
-            bs.append(x[2 * p])
-        return np.column_stack(thetas), np.array(bs)
-
-
-def _quiet_highs(highspy):
-    """A HiGHS instance with its output off before any HiGHS call.
-
-    ``highspy.Highs()`` enables its Python callbacks in the constructor, a HiGHS call
-    that prints the version banner while ``output_flag`` still has its default (True);
-    the core class it extends makes no call until asked, so it honours the option set
-    first.  Falls back to ``highspy.Highs`` where the core class is not exposed.
-    """
-    core = getattr(getattr(highspy, "_core", None), "_Highs", None)
-    lp = highspy.Highs() if core is None else core()
-    lp.setOptionValue("output_flag", False)
-    return lp
+        solved = []
+        for k, lp in enumerate(self.lps):
+            if solved and not lp.columns:  # neighbouring boundaries share most support
+                lp.add_columns(np.flatnonzero(solved[-1][0]))
+            solved.append(lp.solve(costs[:, k]))
+        return np.column_stack([s[0] for s in solved]), np.array([s[1] for s in solved])
 
 
 def _monotone_signs(F, margin):
@@ -655,7 +658,8 @@ def _add_start(model, h, design, problem, point):
     return model.addSol(sol)
 
 
-def _collect(model, h, problem, design, candidates, relaxed, formulation, start, accepted):
+def _collect(model, h, problem, design, candidates, relaxed, formulation, start, accepted,
+             lazy_bound=None):
     text = model.getStatus()
     if text in ("infeasible", "unbounded", "inforunbd") or text not in _STATUS:
         raise SolverError(f"SCIP stopped with status {text!r} on NORDIC-2, which always has a "
@@ -669,7 +673,10 @@ def _collect(model, h, problem, design, candidates, relaxed, formulation, start,
         points.extend(_scip_point(problem, design, theta, model.getVal(h["b"]), text))
     info = {"nodes": model.getNNodes(), "lp_iterations": model.getNLPIterations(),
             "scip_primal_bound": model.getPrimalbound(), "warm_start_accepted": accepted}
-    return _finish(problem, design, points, model.getDualbound(), relaxed, formulation, start,
+    dual = model.getDualbound()
+    if lazy_bound is not None:  # the branch and bound's bound before SCIP took over
+        dual, info["lazy_bound"] = max(dual, lazy_bound), lazy_bound
+    return _finish(problem, design, points, dual, relaxed, formulation, start,
                    _STATUS[text], text, info)
 
 

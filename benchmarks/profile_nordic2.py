@@ -1,0 +1,108 @@
+"""Where NORDIC-2's time goes at n = 1,000 and K = 5, 6, 7 (the issue's design, RBF gamma 0.2).
+
+For one data set per K it times, in one process and one after the other:
+
+* the K-1 libsvm fits (scikit-learn ``SVC``) -- the baseline of every ratio;
+* the relaxation as K-1 full L1-SVM LPs (scipy's HiGHS on all n kernel columns, the
+  route before column generation) and as the column-generation LPs the solver uses
+  (:class:`nordicstats.solvers.l1svm_lp.BoundaryLP`), with its crossing rows;
+* the default NORDIC-2 fit (``formulation="lazy"``): total, nodes and LP solves of the
+  branch and bound, and the certificate's gap;
+* SCIP with all n(K-2) disjunctions (``formulation="disjunction"``): building the model
+  and SCIP's solve (presolve, branching) separately, with its node count.
+
+Rows go to ``benchmarks/results/scale/profile_nordic2.jsonl``.
+
+Run:  OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 nice python benchmarks/profile_nordic2.py
+      (``--K 5`` for one K, ``--C 1`` for the slack weight, ``--scip-limit`` seconds)
+"""
+
+from __future__ import annotations
+
+import os
+
+for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ.setdefault(_var, "1")
+
+import argparse  # noqa: E402
+import json  # noqa: E402
+import time  # noqa: E402
+import warnings  # noqa: E402
+from pathlib import Path  # noqa: E402
+
+import numpy as np  # noqa: E402
+from bench_scale import GAMMA, libsvm_fits, make_design  # noqa: E402
+
+from nordicstats.data import binary_signs  # noqa: E402
+from nordicstats.kernels import make_kernel  # noqa: E402
+from nordicstats.solvers import milp  # noqa: E402
+from nordicstats.solvers.l1svm_lp import BoundaryLP  # noqa: E402
+from nordicstats.solvers.problem import NordicProblem, count_crossings  # noqa: E402
+
+OUT = Path(__file__).resolve().parent / "results" / "scale" / "profile_nordic2.jsonl"
+
+
+def seconds(function):
+    start = time.perf_counter()
+    out = function()
+    return out, time.perf_counter() - start
+
+
+def profile(n, K, C, scip_limit, seed=0):
+    X, y = make_design("issue", n, K, seed)
+    gram = make_kernel("rbf", X, gamma=GAMMA)(X, X)
+    signs = binary_signs(y, K)
+    problem = NordicProblem(gram, signs, C, method="nordic2", penalty="l1")
+    row = {"n": n, "K": K, "C": C, "seed": seed, "load": os.getloadavg()[0]}
+    row["libsvm"] = seconds(lambda: libsvm_fits(X, y, K, C))[1]
+    u = problem.upper_bounds
+    row["relaxation_full_lp"] = seconds(
+        lambda: [milp._boundary_lp(gram, signs[:, k], u[:, k]) for k in range(K - 1)])[1]
+    lps = [BoundaryLP(gram, signs[:, k]) for k in range(K - 1)]
+    solved, row["relaxation_column_generation"] = seconds(
+        lambda: [lp.solve(u[:, k]) for k, lp in enumerate(lps)])
+    F = gram @ np.column_stack([s[0] for s in solved]) + np.array([s[1] for s in solved])
+    row["relaxation_crossing_rows"] = int(count_crossings(F).sum())
+    row["columns_priced_in"] = [len(lp.columns) for lp in lps]
+    row["nonzero_theta"] = [int(np.sum(s[0] != 0)) for s in solved]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        lazy, row["lazy_total"] = seconds(lambda: milp.solve_nordic2_scip(problem))
+        row.update(lazy_status=lazy.status, lazy_gap=lazy.gap, lazy_nodes=lazy.iterations,
+                   lazy_lp_solves=lazy.info.get("lp_solves"), objective=lazy.objective)
+        row.update(_scip_parts(problem, min(lazy.objective * 1.5, 1e300), scip_limit))
+    row["ratio_lazy_to_libsvm"] = row["lazy_total"] / row["libsvm"]
+    return row
+
+
+def _scip_parts(problem, upper, limit):
+    """Model build and SCIP's own solve with all disjunctions, timed apart."""
+    import pyscipopt
+
+    design = milp._Design.from_problem(problem)
+    (model, _), build = seconds(lambda: milp._build_model(pyscipopt, problem, design,
+                                                         "disjunction", upper))
+    milp._set_parameters(model, limit, 1e-6, 1, False)
+    _, solve = seconds(model.optimize)
+    return {"scip_build": build, "scip_solve": solve, "scip_presolve": model.getPresolvingTime(),
+            "scip_status": model.getStatus(), "scip_nodes": model.getNNodes(),
+            "scip_gap": model.getGap()}
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--K", nargs="+", type=int, default=[5, 6, 7])
+    parser.add_argument("--n", type=int, default=1000)
+    parser.add_argument("--C", type=float, default=1.0)
+    parser.add_argument("--scip-limit", type=float, default=300.0)
+    args = parser.parse_args()
+    OUT.parent.mkdir(parents=True, exist_ok=True)
+    for K in args.K:
+        row = profile(args.n, K, args.C, args.scip_limit)
+        with OUT.open("a") as fh:
+            fh.write(json.dumps(row) + "\n")
+        print(json.dumps(row), flush=True)
+
+
+if __name__ == "__main__":
+    main()
