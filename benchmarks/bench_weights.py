@@ -49,14 +49,14 @@ import pandas as pd  # noqa: E402
 from scipy import stats  # noqa: E402
 
 from nordicstats.costs import cost_to_boundary_weights  # noqa: E402
-from nordicstats.experiments import (  # noqa: E402
+from nordicstats.metrics import BALANCE_COSTS, DONUT_COSTS  # noqa: E402
+from nordicstats.theory import population_svm  # noqa: E402
+from studies.experiments import (  # noqa: E402
     Method,
     balance_scale_design,
     run_study,
     simulation_design,
 )
-from nordicstats.metrics import BALANCE_COSTS, DONUT_COSTS  # noqa: E402
-from nordicstats.theory import population_svm  # noqa: E402
 
 RESULTS = Path(__file__).parent / "results"
 C_GRID = tuple(2.0 ** np.arange(-4, 5, 2))
