@@ -76,6 +76,7 @@ from studies.experiments import (  # noqa: E402
     read_rows,
     replication_seeds,
     run_study,
+    simulation_design,
 )
 from studies.replication import (  # noqa: E402
     DEVIATION_STUDIES,
@@ -125,8 +126,6 @@ def _designs(spec, args):
         return designs if args.sizes is None else replace(
             spec, axis=tuple(sorted(args.sizes))).designs()
     if args.dims or args.sigmas:  # other grids than the paper's (smoke tests)
-        from studies.experiments import simulation_design
-
         dims = args.dims or sorted({d for d, _ in spec.axis})
         sigmas = args.sigmas or sorted({s for _, s in spec.axis})
         return [simulation_design(spec.kind, d, s, args.n_train, args.n_tune, args.n_test)

@@ -39,6 +39,7 @@ trained as before; the row's ``cost_trained`` says which was done.
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import json
 import os
 import time
@@ -50,7 +51,7 @@ import numpy as np
 import pandas as pd
 
 from nordicstats import datasets, metrics
-from nordicstats.compare import make_classifier
+from nordicstats.compare import NORDIC_METHODS, make_classifier
 from nordicstats.datasets import load_balance_scale, stratified_split
 from nordicstats.exceptions import SolverLimitWarning, missing_dependency
 from nordicstats.tuning import PAPER_C_GRID, PAPER_WIDTH_QUANTILES, default_grid, tune
@@ -273,8 +274,6 @@ def run_task(design, method, rep, seed, scoring="error", costs=None, cv=None,
 
 def _cost_trained(method, cost, costs):
     """``method`` with ``cost`` among its fixed parameters (NORDIC's methods only)."""
-    from nordicstats.compare import NORDIC_METHODS
-
     if cost is None or method.name not in NORDIC_METHODS:
         return method
     if isinstance(cost, str):
@@ -515,8 +514,6 @@ def _finished_keys(path, seed, designs, methods, options):
 
 def configuration(design, method, **options):
     """Short fingerprint of everything but the seed that determines a row (checked on resume)."""
-    import hashlib
-
     def plain(value):
         if isinstance(value, pd.DataFrame):
             return {"index": list(map(str, value.index)), "values": value.to_numpy().tolist()}

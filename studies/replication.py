@@ -36,6 +36,7 @@ from studies.experiments import (
     simulation_design,
     summarize,
 )
+from studies.plotting import plot_confusion_grid, plot_error_by_dimension, plot_error_by_n
 from studies.replication_claims import (
     NOT_MEASURED,
     SECTION7,
@@ -475,8 +476,6 @@ def draw_figures(study, table, folder=None):
     weighted error against n and the confusion grid.  With ``folder`` the
     figures are also saved there as ``<study>_<name>.png``.
     """
-    from studies.plotting import plot_confusion_grid, plot_error_by_dimension, plot_error_by_n
-
     spec, ok = study_spec(study), _ok(table)
     methods = [m for m in spec.methods if m in set(ok["method"])]
     figures = {}
