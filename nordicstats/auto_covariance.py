@@ -193,7 +193,7 @@ def choose_estimator(diag, slopes):
 
     The rule, in order: the Bahadur sandwich when the boundary's validity diagnostics
     pass; none on a lattice design (neither the sandwich nor the bootstrap is valid) or
-    for a constant fit, max_j |w_kj| <= :data:`CONSTANT_W` (the bootstrap would give a
+    for a constant fit, ``max_j abs(w_kj) <= CONSTANT_W`` (the bootstrap would give a
     spread of ~0 around an atom); bootstrap standard errors without intervals where the
     noncrossing constraints set the boundary; else the bootstrap.
 
