@@ -1,6 +1,6 @@
 """Class probabilities of NORDIC against its competitors (docs/notes/probabilities.md).
 
-Not a timed test: run ``nice python benchmarks/bench_probabilities.py [--reps 20]``;
+Not a timed test: run ``nice python -m benchmarks.bench_probabilities [--reps 20]``;
 it resumes from the rows already stored.
 
 Designs (one replication draws training, tuning and test sets):

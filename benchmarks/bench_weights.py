@@ -1,6 +1,6 @@
 """Cost-sensitive NORDIC: does training with the scoring cost lower the weighted error?
 
-Not a timed test: run ``nice python benchmarks/bench_weights.py [--reps 50] [--n-jobs 1]``.
+Not a timed test: run ``nice python -m benchmarks.bench_weights [--reps 50] [--n-jobs 1]``.
 
 Part 1 (paired comparison).  On the paper's donut (sigma = 0.4, d = 10 and 50; n = 100
 training, 100 tuning, 10,000 test points; cost matrix ``DONUT_COSTS``) and the balance

@@ -396,7 +396,7 @@ def cost_training_lines(paired):
             "Not in the paper: NORDIC fitted with the evaluation's cost matrix as hinge "
             "weights (`NORDIC(..., cost=...)`) against the unit-cost fit, same data and "
             "tuning, scored by the weighted test error; rows from "
-            "`python benchmarks/bench_weights.py`.  The claim is that cost training lowers "
+            "`python -m benchmarks.bench_weights`.  The claim is that cost training lowers "
             "the weighted error (difference = cost-trained - unit).  On the balance scale "
             "the cost (2 for L <-> R, |l - j| otherwise) has unit increments across every "
             "boundary, so both fits are the same problem.", "",
