@@ -1,6 +1,6 @@
 """Class probabilities of NORDIC against its competitors (docs/notes/probabilities.md).
 
-Not a timed test: run ``nice python benchmarks/bench_probabilities.py [--reps 20]``;
+Not a timed test: run ``nice python -m benchmarks.bench_probabilities [--reps 20]``;
 it resumes from the rows already stored.
 
 Designs (one replication draws training, tuning and test sets):
@@ -66,12 +66,6 @@ from sklearn.svm import SVC  # noqa: E402
 
 from nordicstats import NORDIC  # noqa: E402
 from nordicstats.compare import OrderedLogit  # noqa: E402
-from nordicstats.experiments import (  # noqa: E402
-    Split,
-    balance_scale_design,
-    replication_seeds,
-    simulation_design,
-)
 from nordicstats.metrics import DONUT_COSTS, weighted_error  # noqa: E402
 from nordicstats.probability import (  # noqa: E402
     CALIBRATION_METHODS,
@@ -80,6 +74,12 @@ from nordicstats.probability import (  # noqa: E402
 )
 from nordicstats.sklearn import NORDICClassifier  # noqa: E402
 from nordicstats.tuning import PAPER_C_GRID, default_grid, tune  # noqa: E402
+from studies.experiments import (  # noqa: E402
+    Split,
+    balance_scale_design,
+    replication_seeds,
+    simulation_design,
+)
 
 RESULTS = Path(__file__).parent / "results"
 N_BINS = 10

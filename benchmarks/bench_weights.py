@@ -1,6 +1,6 @@
 """Cost-sensitive NORDIC: does training with the scoring cost lower the weighted error?
 
-Not a timed test: run ``nice python benchmarks/bench_weights.py [--reps 50] [--n-jobs 1]``.
+Not a timed test: run ``nice python -m benchmarks.bench_weights [--reps 50] [--n-jobs 1]``.
 
 Part 1 (paired comparison).  On the paper's donut (sigma = 0.4, d = 10 and 50; n = 100
 training, 100 tuning, 10,000 test points; cost matrix ``DONUT_COSTS``) and the balance
@@ -49,14 +49,14 @@ import pandas as pd  # noqa: E402
 from scipy import stats  # noqa: E402
 
 from nordicstats.costs import cost_to_boundary_weights  # noqa: E402
-from nordicstats.experiments import (  # noqa: E402
+from nordicstats.metrics import BALANCE_COSTS, DONUT_COSTS  # noqa: E402
+from nordicstats.theory import population_svm  # noqa: E402
+from studies.experiments import (  # noqa: E402
     Method,
     balance_scale_design,
     run_study,
     simulation_design,
 )
-from nordicstats.metrics import BALANCE_COSTS, DONUT_COSTS  # noqa: E402
-from nordicstats.theory import population_svm  # noqa: E402
 
 RESULTS = Path(__file__).parent / "results"
 C_GRID = tuple(2.0 ** np.arange(-4, 5, 2))

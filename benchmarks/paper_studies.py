@@ -1,6 +1,6 @@
 """Run, resume and report the paper's three studies (Sections 6.1, 6.2 and 7).
 
-Studies (:data:`nordicstats.replication.STUDIES`):
+Studies (:data:`studies.replication.STUDIES`):
 
 * ``nonlinear`` (Section 6.1): sigma in {0.5, 1, 1.5} x d in {10, 20, 30, 40, 50};
   100 training, 100 tuning and 10,000 test points; NORDIC-0/1/2, BSVM, DR, CK;
@@ -10,7 +10,7 @@ Studies (:data:`nordicstats.replication.STUDIES`):
 * ``balance`` (Section 7): n in {52, 79, 125, 208}, 100 stratified splits, the six methods
   plus SVR and the ordered logit; tuned and scored by the weighted error (BALANCE_COSTS).
 
-Deviation studies (:data:`nordicstats.replication.DEVIATION_STUDIES`; same seeds as the main
+Deviation studies (:data:`studies.replication.DEVIATION_STUDIES`; same seeds as the main
 studies, so their rows pair with the main rows): ``donut_variance`` (the donut's noise read as a
 variance), ``donut_weighted_tuning`` (the donut tuned by its weighted error),
 ``balance_error_tuning`` (the balance scale tuned by the plain error), ``balance_svr_scaled``
@@ -64,26 +64,27 @@ import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 
 from nordicstats import metrics  # noqa: E402
-from nordicstats.experiments import (  # noqa: E402
-    _read_rows,
+from nordicstats.tuning import (  # noqa: E402
+    PAPER_C_GRID,
+    PAPER_WIDTH_QUANTILES,
+    default_grid,
+    tune,
+)
+from studies.experiments import (  # noqa: E402
     balance_scale_design,
     load_results,
+    read_rows,
     replication_seeds,
     run_study,
+    simulation_design,
 )
-from nordicstats.replication import (  # noqa: E402
+from studies.replication import (  # noqa: E402
     DEVIATION_STUDIES,
     STUDIES,
     draw_figures,
     replication_report,
     study_spec,
     timing_summary,
-)
-from nordicstats.tuning import (  # noqa: E402
-    PAPER_C_GRID,
-    PAPER_WIDTH_QUANTILES,
-    default_grid,
-    tune,
 )
 
 RESULTS = Path(__file__).resolve().parent / "results"
@@ -125,8 +126,6 @@ def _designs(spec, args):
         return designs if args.sizes is None else replace(
             spec, axis=tuple(sorted(args.sizes))).designs()
     if args.dims or args.sigmas:  # other grids than the paper's (smoke tests)
-        from nordicstats.experiments import simulation_design
-
         dims = args.dims or sorted({d for d, _ in spec.axis})
         sigmas = args.sigmas or sorted({s for _, s in spec.axis})
         return [simulation_design(spec.kind, d, s, args.n_train, args.n_tune, args.n_test)
@@ -286,11 +285,11 @@ def main(argv=None):
           f"{os.environ['OMP_NUM_THREADS']}; n_jobs = {args.n_jobs}")
     spec = study_spec(args.study)
     path = args.results / spec.file
-    before = len(_read_rows(path))
+    before = len(read_rows(path))
     start = time.perf_counter()
     table = run(args)
     wall = time.perf_counter() - start
-    rows = pd.DataFrame.from_records(_read_rows(path)[before:])
+    rows = pd.DataFrame.from_records(read_rows(path)[before:])
     print_summary(table, spec, start, load_before, rows)
     log_run(args, before, table, wall, load_before[0])
     return table

@@ -61,7 +61,7 @@ import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 
 from nordicstats import NORDIC  # noqa: E402
-from nordicstats.auto_covariance import _choice  # noqa: E402
+from nordicstats.auto_covariance import choose_estimator  # noqa: E402
 from nordicstats.bootstrap import BootstrapCovariance, bootstrap_replicates  # noqa: E402
 from nordicstats.covariance import BahadurCovariance, FitArrays, diagnose  # noqa: E402
 from nordicstats.diagnostics import (  # noqa: E402
@@ -72,7 +72,6 @@ from nordicstats.diagnostics import (  # noqa: E402
     is_lattice,
 )
 from nordicstats.hypotheses import parallel_restrictions, wald_test  # noqa: E402
-from nordicstats.results import _refit_params  # noqa: E402
 
 RESULTS = Path(__file__).resolve().parent / "results"
 OUT = RESULTS / "validity"
@@ -227,12 +226,20 @@ def _write_rows(path, rows):
     tmp.replace(path)
 
 
+def _refit_nordic1(X, codes, idx):
+    """Coefficients of linear NORDIC-1 (C = 1) refitted on the rows ``idx``; a row drawn
+    m times enters once with case weight m (the same fit)."""
+    rows, counts = np.unique(idx, return_counts=True)
+    model = NORDIC(codes[rows], X[rows], weights=counts, kernel="linear", C=1.0,
+                   method="nordic1", solver="primal")
+    return model.fit(cov_type="none").params.to_numpy()
+
+
 def _bootstrap_cov(X, codes, seed, n_boot, m=None):
     """Covariance of NORDIC-1 from ``n_boot`` case resamples of size m (default n),
     scaled by m / n (the m-out-of-n bootstrap; plain n-out-of-n when m is None)."""
     n = codes.size
-    refit = partial(_refit_params, NORDIC, {"kernel": "linear", "C": 1.0,
-                                            "method": "nordic1", "solver": "primal"}, X, codes)
+    refit = partial(_refit_nordic1, X, codes)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         reps, failed = bootstrap_replicates(refit, codes, n_boot=n_boot, random_state=seed,
@@ -318,10 +325,11 @@ def _source_text(estimator, intervals):
 
 def _sources(row):
     """Per boundary, where auto's covariance comes from, decided by the package's own
-    rule (:func:`nordicstats.auto_covariance._choice`) on the stored diagnostics."""
+    rule (:func:`nordicstats.auto_covariance.choose_estimator`) on the stored diagnostics."""
     slopes = np.array(row["params"])[1:]
-    choices = [_choice(BoundaryDiagnostic(k, m, failed_checks(m, THRESHOLDS)), slopes[:, k])
-               for k, m in enumerate(_measures(row))]
+    diagnostics = [BoundaryDiagnostic(k, m, failed_checks(m, THRESHOLDS))
+                   for k, m in enumerate(_measures(row))]
+    choices = [choose_estimator(diag, slopes[:, diag.boundary]) for diag in diagnostics]
     return ", ".join(_source_text(c.estimator, c.intervals) for c in choices)
 
 

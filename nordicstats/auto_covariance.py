@@ -33,8 +33,8 @@ import numpy as np
 
 from nordicstats.diagnostics import CONSTANT_W
 
-__all__ = ["BoundaryChoice", "PerBoundaryCovariance", "bahadur_only", "per_boundary_covariance",
-           "blank_boundaries", "CONSTANT_W", "NO_INTERVALS"]
+__all__ = ["BoundaryChoice", "choose_estimator", "PerBoundaryCovariance", "bahadur_only",
+           "per_boundary_covariance", "blank_boundaries", "CONSTANT_W", "NO_INTERVALS"]
 
 
 class BoundaryChoice:
@@ -168,7 +168,7 @@ def per_boundary_covariance(bahadur, diagnostics, run_bootstrap):
     PerBoundaryCovariance
     """
     p = bahadur.params.shape[0]
-    sources = [_choice(d, bahadur.params[1:, d.boundary]) for d in diagnostics]
+    sources = [choose_estimator(d, bahadur.params[1:, d.boundary]) for d in diagnostics]
     boot_k = [k for k, c in enumerate(sources) if c.estimator == "bootstrap"]
     cov, parts = bahadur.cov, {"bahadur": bahadur}
     if boot_k:
@@ -188,10 +188,35 @@ NO_INTERVALS = ("its estimates follow the sample's extreme rows and drift with n
                 "this n and no z values, p-values or intervals are reported")
 
 
-def _choice(diag, slopes):
-    """Bahadur if the diagnostics pass; none on a lattice design or for a constant fit
-    (w = 0: the bootstrap would give a spread of ~0 around an atom); bootstrap standard
-    errors without intervals where the constraints set the boundary; else bootstrap."""
+def choose_estimator(diag, slopes):
+    """The covariance estimator of one boundary under ``cov_type="auto"``, and why.
+
+    The rule, in order: the Bahadur sandwich when the boundary's validity diagnostics
+    pass; none on a lattice design (neither the sandwich nor the bootstrap is valid) or
+    for a constant fit, ``max_j abs(w_kj) <= CONSTANT_W`` (the bootstrap would give a
+    spread of ~0 around an atom); bootstrap standard errors without intervals where the
+    noncrossing constraints set the boundary; else the bootstrap.
+
+    Parameters
+    ----------
+    diag : BoundaryDiagnostic
+        The boundary's validity diagnostics (:func:`nordicstats.diagnostics.diagnose`);
+        ``ok``, ``lattice``, ``constraint_determined`` and ``reasons`` are read.
+    slopes : array_like of shape (p - 1,)
+        The boundary's fitted slopes w_k (no intercept).
+
+    Returns
+    -------
+    BoundaryChoice
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from nordicstats.diagnostics import BoundaryDiagnostic
+    >>> passing = BoundaryDiagnostic(0, {}, [])
+    >>> choose_estimator(passing, np.array([0.5, -1.0])).estimator
+    'bahadur'
+    """
     if diag.ok:
         return BoundaryChoice("bahadur")
     reason = "; ".join(diag.reasons)

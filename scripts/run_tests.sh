@@ -12,6 +12,6 @@ sh "$ROOT/scripts/setup_python.sh" all
 sh "$ROOT/scripts/setup_r.sh"
 sh "$ROOT/scripts/setup_docs.sh"
 cd "$ROOT"
-"$ROOT/.venv/bin/python" -m ruff check nordicstats tests benchmarks vignettes docs
+"$ROOT/.venv/bin/python" -m ruff check nordicstats studies tests benchmarks vignettes docs
 OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 NORDICSTATS_VIGNETTE_SIZE=small \
     "$ROOT/.venv/bin/python" -m pytest -q -n 2 -p no:cacheprovider "$@"

@@ -1,4 +1,4 @@
-"""Tests of the experiment runner (nordicstats.experiments) and its plots.
+"""Tests of the experiment runner (studies.experiments) and its plots.
 
 A reduced balance-scale study (two sizes, two replications, a 2 x 3 grid) is run once; its
 rows are checked against an independent recomputation (refit by hand, metric by hand), a
@@ -15,7 +15,7 @@ import pytest
 from nordicstats import metrics
 from nordicstats.compare import make_classifier
 from nordicstats.datasets import load_balance_scale, stratified_split
-from nordicstats.experiments import (
+from studies.experiments import (
     Design,
     Method,
     balance_scale_design,
@@ -251,7 +251,7 @@ def plt():
 
 
 def test_plot_error_by_dimension(plt):
-    from nordicstats.plotting import plot_error_by_dimension
+    from studies.plotting import plot_error_by_dimension
 
     rows = synthetic_rows()
     fig = plot_error_by_dimension(rows)
@@ -264,7 +264,7 @@ def test_plot_error_by_dimension(plt):
 
 
 def test_plot_confusion_grid(plt):
-    from nordicstats.plotting import plot_confusion_grid
+    from studies.plotting import plot_confusion_grid
 
     rows = synthetic_rows()
     rows = rows[rows["sigma"] == 0.5]
@@ -280,7 +280,7 @@ def test_plot_confusion_grid(plt):
 
 
 def test_plot_error_by_n(plt):
-    from nordicstats.plotting import plot_error_by_n
+    from studies.plotting import plot_error_by_n
 
     rows = synthetic_rows()
     ax = plot_error_by_n(rows, kind="mean", x="n")

@@ -1,5 +1,9 @@
 """The package's import graph: no cycles, and layers that point one way (docs/notes/layering.md).
 
+The library is closed below its users: no module of ``nordicstats`` imports the study
+harness (``studies/``) or the benchmark scripts, and the code beside it (``studies/``,
+``benchmarks/``, ``vignettes/``, ``docs/``) imports only public names from it.
+
 Every ``import`` statement of every module is read with ``ast`` -- function-local imports
 included -- and resolved to modules of the package.  Importing ``a.b.c`` from outside the
 package ``a.b`` also runs ``a/b/__init__.py``, so that edge is added as well.  Optional
@@ -19,6 +23,9 @@ import nordicstats
 
 PACKAGE = Path(nordicstats.__file__).parent
 ROOT = "nordicstats"
+REPOSITORY = PACKAGE.parent
+#: Top-level folders of the repository that use the library as its users do.
+USERS = ("studies", "benchmarks", "vignettes", "docs")
 
 #: Layer of each module (longest matching prefix wins); a module may import only from
 #: its own layer or below.  Keep in sync with docs/notes/layering.md.
@@ -34,7 +41,6 @@ LAYERS = {
     "nordicstats.model": 5,
     "nordicstats.compare": 6,
     "nordicstats.sklearn": 7, "nordicstats.tuning": 7,
-    "nordicstats.experiments": 8, "nordicstats.demo": 8,
     "nordicstats.theory": 9,
     "nordicstats.plotting": 10,
     "nordicstats.r": 11,
@@ -154,3 +160,60 @@ def test_layers_point_one_way(name):
     upward = sorted(target for target in import_graph()[name] if layer(target) > layer(name))
     assert not upward, (f"{name} (layer {layer(name)}) imports higher layers: "
                         + ", ".join(f"{t} ({layer(t)})" for t in upward))
+
+
+def imported_modules(path):
+    """``(line, module, names)`` of every import statement of the file at ``path``
+    (absolute module names; ``names`` empty for ``import a.b``)."""
+    for node in ast.walk(ast.parse(path.read_text(), filename=str(path))):
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                yield node.lineno, alias.name, ()
+        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+            yield node.lineno, node.module, tuple(alias.name for alias in node.names)
+
+
+def private_imports(path):
+    """``"line: module.name"`` for each private module or name the file imports from the
+    library (a part or an imported name starting with ``_``)."""
+    found = []
+    for line, module, names in imported_modules(path):
+        if module.split(".")[0] != ROOT:
+            continue
+        if any(part.startswith("_") for part in module.split(".")):
+            found.append(f"{line}: {module}")
+        found += [f"{line}: {module}.{name}" for name in names if name.startswith("_")]
+    return found
+
+
+def user_files():
+    for folder in USERS:
+        for path in sorted((REPOSITORY / folder).rglob("*.py")):
+            if not {"_build", "generated"} & set(path.parts):
+                yield path
+
+
+def test_library_does_not_import_its_users():
+    offending = [f"{name}:{line} imports {module}"
+                 for name, path in module_names().items()
+                 for line, module, _ in imported_modules(path)
+                 if module.split(".")[0] in USERS]
+    assert not offending, "\n".join(offending)
+
+
+def test_users_import_public_names_only():
+    files = list(user_files())
+    assert any(path.parts[-2:] == ("studies", "experiments.py") for path in files)
+    offending = {str(path.relative_to(REPOSITORY)): private_imports(path) for path in files}
+    offending = {name: found for name, found in offending.items() if found}
+    assert not offending, f"private names of {ROOT} imported from outside it: {offending}"
+
+
+def test_private_imports_are_detected(tmp_path):
+    script = tmp_path / "script.py"
+    script.write_text("import nordicstats._summary\n"
+                      "from nordicstats.results import NORDICResults, _active_note\n"
+                      "from nordicstats import NORDIC\n"
+                      "from other._private import _thing\n")
+    assert private_imports(script) == ["1: nordicstats._summary",
+                                       "2: nordicstats.results._active_note"]

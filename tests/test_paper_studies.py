@@ -10,7 +10,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from nordicstats.replication import (
+from studies.replication import (
     DONUT_DIMENSIONS,
     STUDIES,
     cost_training_lines,
@@ -20,7 +20,7 @@ from nordicstats.replication import (
     time_column,
     timing_summary,
 )
-from nordicstats.replication_claims import ClaimTest, verdict
+from studies.replication_claims import ClaimTest, verdict
 
 SCRIPT = Path(__file__).resolve().parents[1] / "benchmarks" / "paper_studies.py"
 TINY = ["--reps", "2", "--c-exponents", "0", "--quantiles", "0.5", "--no-progress",
@@ -264,7 +264,7 @@ RESULTS = SCRIPT.parent / "results"
 
 @pytest.fixture(scope="module")
 def stored():
-    from nordicstats.experiments import load_results
+    from studies.experiments import load_results
 
     return {name: load_results(RESULTS / spec.file) for name, spec in STUDIES.items()}
 
@@ -351,7 +351,7 @@ def test_stored_donut_rows_give_the_class_3_verdict_pooled_by_replication(stored
 
 
 def test_every_claim_sentence_is_quoted_in_the_committed_report(stored, script):
-    from nordicstats.replication_claims import CLAIMS
+    from studies.replication_claims import CLAIMS
 
     text = (RESULTS / "REPLICATION.md").read_text()
     for name, build in CLAIMS.items():
@@ -364,7 +364,7 @@ def test_every_claim_sentence_is_quoted_in_the_committed_report(stored, script):
 # --- deviations from the paper ---
 
 def test_compare_verdicts_flags_a_claim_whose_verdict_a_deviation_changes():
-    from nordicstats.replication_deviations import compare_verdicts
+    from studies.replication_deviations import compare_verdicts
 
     rng = np.random.default_rng(3)
     base = rng.uniform(0.1, 0.2, 30)
@@ -380,7 +380,7 @@ def test_compare_verdicts_flags_a_claim_whose_verdict_a_deviation_changes():
 
 
 def test_ties_section_reads_the_paired_refits_and_checks_the_stored_rows():
-    from nordicstats.replication_deviations import deviation_lines
+    from studies.replication_deviations import deviation_lines
 
     errors = {m: [0.10, 0.20, 0.30] for m in STUDIES["balance"].methods}
     balance = _fake_balance(errors)
@@ -398,7 +398,7 @@ def test_ties_section_reads_the_paired_refits_and_checks_the_stored_rows():
 
 
 def test_tie_measurement_refits_the_stored_row_and_a_largest_c_alternative(script):
-    from nordicstats.experiments import balance_scale_design, run_task
+    from studies.experiments import balance_scale_design, run_task
 
     spec = STUDIES["balance"]
     row = script.tie_row(30, "BSVM", 1)
@@ -415,7 +415,7 @@ def test_tie_measurement_refits_the_stored_row_and_a_largest_c_alternative(scrip
 
 def test_scaled_svr_study_standardises_the_covariates_by_the_training_moments(script,
                                                                               tmp_path):
-    from nordicstats.replication import standardized_balance_split
+    from studies.replication import standardized_balance_split
 
     split = standardized_balance_split(40, random_state=5)
     assert np.allclose(split.X_train.mean(), 0) and np.allclose(split.X_train.std(ddof=1), 1)

@@ -296,14 +296,14 @@ def test_sklearn_sample_weight_is_nordic_weights():
 
 
 def test_runner_trains_with_the_scoring_cost():
-    from nordicstats.experiments import (
+    from nordicstats.metrics import DONUT_COSTS, weighted_error
+    from studies.experiments import (
         Method,
         replication_seeds,
         run_study,
         run_task,
         simulation_design,
     )
-    from nordicstats.metrics import DONUT_COSTS, weighted_error
 
     design = simulation_design("donut", d=2, sigma=0.4, n_train=40, n_tune=40, n_test=300)
     method = Method("NORDIC-1", "nordic1", grid={"C": [1.0], "gamma": [0.5]})

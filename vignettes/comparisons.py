@@ -21,7 +21,7 @@
 #
 # This vignette reruns the paper's two simulated designs (Section 6: the
 # nonlinear three-class example and the high-dimensional donut) and the
-# balance-scale study (Section 7) with `nordicstats.experiments.run_study`, and
+# balance-scale study (Section 7) with `studies.experiments.run_study`, and
 # draws the error, weighted-error and confusion figures with
 # `nordicstats.plotting`.  Each method is tuned on a separate tuning set over
 # the paper's grid (C in 2^-4..2^4 and kernel widths at the 10/50/90%
@@ -34,15 +34,15 @@
 import os
 import warnings
 
-from nordicstats.experiments import (
+from nordicstats.metrics import BALANCE_COSTS, DONUT_COSTS, paper_confusion
+from studies.experiments import (
     balance_scale_design,
     confusion_summary,
     run_study,
     simulation_design,
     summarize,
 )
-from nordicstats.metrics import BALANCE_COSTS, DONUT_COSTS, paper_confusion
-from nordicstats.plotting import plot_confusion_grid, plot_error_by_dimension, plot_error_by_n
+from studies.plotting import plot_confusion_grid, plot_error_by_dimension, plot_error_by_n
 
 SMALL = os.environ.get("NORDICSTATS_VIGNETTE_SIZE") == "small"
 if SMALL:

@@ -12,7 +12,7 @@
 #
 # The paper's evidence (Sections 6.1, 6.2 and 7) is re-measured by
 # `benchmarks/paper_studies.py`, which runs each study through
-# `nordicstats.experiments.run_study` at the paper's scale (100 replications,
+# `studies.experiments.run_study` at the paper's scale (100 replications,
 # every method tuned on a tuning set over C in 2^-4..2^4 and the kernel widths
 # at the 10/50/90% pairwise-distance quantiles) and stores one JSON line per
 # (design, method, replication) in `benchmarks/results/`.  This page refits
@@ -39,8 +39,8 @@ from pathlib import Path
 
 import pandas as pd
 
-from nordicstats.experiments import load_results, summarize
-from nordicstats.replication import STUDIES, draw_figures, evaluate_claims, measured_runs
+from studies.experiments import load_results, summarize
+from studies.replication import STUDIES, draw_figures, evaluate_claims, measured_runs
 
 COLUMNS = ["id", "tested as", "cells", "pooled by replication", "verdict",
            "cells where it fails"]

@@ -5,12 +5,6 @@ matplotlib Axes or Figure it drew on.
 """
 
 from nordicstats.plotting.boundaries import boundary_grid, plot_boundaries
-from nordicstats.plotting.experiments import (
-    plot_confusion_grid,
-    plot_error_by_dimension,
-    plot_error_by_n,
-)
 from nordicstats.plotting.theory import plot_mode_vs_median
 
-__all__ = ["plot_boundaries", "boundary_grid", "plot_error_by_dimension", "plot_confusion_grid",
-           "plot_error_by_n", "plot_mode_vs_median"]
+__all__ = ["plot_boundaries", "boundary_grid", "plot_mode_vs_median"]

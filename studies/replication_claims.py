@@ -42,6 +42,8 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
+from nordicstats.datasets import load_balance_scale
+
 __all__ = ["ClaimTest", "Claim", "verdict", "derived_metrics", "evaluate", "summarize_claim",
            "Z", "Z_TOST", "ERROR_MARGIN", "CLASS_MARGIN", "SHARE_MARGIN", "NOT_MEASURED"]
 
@@ -582,8 +584,6 @@ def proportional_deviation(table):
 
 def data_counts_difference(frames):
     """Largest |class count of the stored data set - the paper's count| (frames unused)."""
-    from nordicstats.datasets import load_balance_scale
-
     counts = load_balance_scale()["balance"].astype(str).value_counts()
     gap = max(abs(int(counts.get(k, 0)) - v) for k, v in BALANCE_COUNTS.items())
     return pd.Series([float(gap)]), "data - paper (largest class gap)", None
@@ -595,8 +595,6 @@ def rule_violations(frames):
     The rule: L when left weight x left distance exceeds right weight x right distance,
     R when it is smaller, B when they are equal.
     """
-    from nordicstats.datasets import load_balance_scale
-
     data = load_balance_scale()
     torque = (data["left_weight"] * data["left_distance"]
               - data["right_weight"] * data["right_distance"])

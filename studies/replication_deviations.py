@@ -22,7 +22,8 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from nordicstats.replication_claims import BALANCE_COUNTS, study_claims
+from nordicstats.datasets import load_balance_scale
+from studies.replication_claims import BALANCE_COUNTS, study_claims
 
 __all__ = ["compare_verdicts", "deviation_lines"]
 
@@ -208,8 +209,6 @@ def _certificate_lines(name, table):
 
 
 def _data_lines():
-    from nordicstats.datasets import load_balance_scale
-
     data = load_balance_scale()
     counts = data["balance"].astype(str).value_counts()
     distinct = len(data.drop(columns="balance").drop_duplicates())

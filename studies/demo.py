@@ -1,6 +1,6 @@
 """Demo: every method on the built-in balance-scale data.
 
-Run ``python -m nordicstats.demo`` (or ``bash scripts/run_demo.sh``).  It splits
+Run ``python -m studies.demo`` (or ``bash scripts/run_demo.sh``).  It splits
 the 625 balance-scale rows (paper, Section 7) into a stratified training set and
 a test set, prints the summary of a linear NORDIC-1 fit (coefficients with
 Bahadur standard errors) and of an RBF NORDIC-1 fit, then fits BSVM, NORDIC-0/1/2

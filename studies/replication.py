@@ -6,7 +6,7 @@ a study (``benchmarks/paper_studies.py``), the figures and the replication
 report all read the same definition.
 
 The paper's claims are tested on the stored rows by
-:mod:`nordicstats.replication_claims` (paired differences per cell, equivalence by two
+:mod:`studies.replication_claims` (paired differences per cell, equivalence by two
 one-sided tests with stated margins, pooled verdicts by replication); the report lists
 every claim sentence of Sections 6.1, 6.2 and 7 with its per-cell verdicts.  The
 deviations of this replication from the paper are listed with their measured effects
@@ -26,7 +26,8 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from nordicstats.experiments import (
+from nordicstats import metrics
+from studies.experiments import (
     PAPER_METHODS,
     Design,
     Method,
@@ -35,7 +36,8 @@ from nordicstats.experiments import (
     simulation_design,
     summarize,
 )
-from nordicstats.replication_claims import (
+from studies.plotting import plot_confusion_grid, plot_error_by_dimension, plot_error_by_n
+from studies.replication_claims import (
     NOT_MEASURED,
     SECTION7,
     SIX,
@@ -43,7 +45,7 @@ from nordicstats.replication_claims import (
     study_claims,
     verdict,
 )
-from nordicstats.replication_deviations import deviation_lines
+from studies.replication_deviations import deviation_lines
 
 __all__ = ["STUDIES", "DEVIATION_STUDIES", "StudySpec", "study_spec", "evaluate_claims",
            "replication_report", "timing_summary", "draw_figures", "measured_runs"]
@@ -86,8 +88,6 @@ class StudySpec:
                 for m in (methods or self.methods)]
 
     def cost_matrix(self):
-        from nordicstats import metrics
-
         return None if self.costs is None else getattr(metrics, self.costs)
 
     def scoring_value(self):
@@ -145,7 +145,7 @@ DEVIATION_STUDIES = {
 def standardized_balance_split(n, random_state=None):
     """Section 7's split with every covariate standardised by its training mean and sd.
 
-    The same split as :func:`~nordicstats.experiments.balance_scale_design` draws; the
+    The same split as :func:`~studies.experiments.balance_scale_design` draws; the
     kernel-width grid is then computed on the standardised covariates, as e1071 computes
     its kernel on the data it has scaled.
     """
@@ -182,7 +182,7 @@ def time_column(table):
 def evaluate_claims(study, table):
     """The claims of ``study`` on its rows: ``(claims table, per-cell table)``.
 
-    See :mod:`nordicstats.replication_claims` for the tests and the pooling.
+    See :mod:`studies.replication_claims` for the tests and the pooling.
     """
     ok = _ok(table)
     if ok.empty:
@@ -396,7 +396,7 @@ def cost_training_lines(paired):
             "Not in the paper: NORDIC fitted with the evaluation's cost matrix as hinge "
             "weights (`NORDIC(..., cost=...)`) against the unit-cost fit, same data and "
             "tuning, scored by the weighted test error; rows from "
-            "`python benchmarks/bench_weights.py`.  The claim is that cost training lowers "
+            "`python -m benchmarks.bench_weights`.  The claim is that cost training lowers "
             "the weighted error (difference = cost-trained - unit).  On the balance scale "
             "the cost (2 for L <-> R, |l - j| otherwise) has unit increments across every "
             "boundary, so both fits are the same problem.", "",
@@ -476,8 +476,6 @@ def draw_figures(study, table, folder=None):
     weighted error against n and the confusion grid.  With ``folder`` the
     figures are also saved there as ``<study>_<name>.png``.
     """
-    from nordicstats.plotting import plot_confusion_grid, plot_error_by_dimension, plot_error_by_n
-
     spec, ok = study_spec(study), _ok(table)
     methods = [m for m in spec.methods if m in set(ok["method"])]
     figures = {}

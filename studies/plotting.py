@@ -1,4 +1,4 @@
-"""Figures of the paper's experiments, from the rows of :func:`~nordicstats.experiments.run_study`.
+"""Figures of the paper's experiments, from the rows of :func:`~studies.experiments.run_study`.
 
 * :func:`plot_error_by_dimension` -- error against d, one panel per sigma, one
   line per method (the paper's Figures for Sections 6.1 and 6.2);
@@ -18,7 +18,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from nordicstats.experiments import confusion_summary
+from studies.experiments import confusion_summary
 
 __all__ = ["plot_error_by_dimension", "plot_confusion_grid", "plot_error_by_n"]
 

@@ -39,6 +39,7 @@ trained as before; the row's ``cost_trained`` says which was done.
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import json
 import os
 import time
@@ -50,7 +51,7 @@ import numpy as np
 import pandas as pd
 
 from nordicstats import datasets, metrics
-from nordicstats.compare import make_classifier
+from nordicstats.compare import NORDIC_METHODS, make_classifier
 from nordicstats.datasets import load_balance_scale, stratified_split
 from nordicstats.exceptions import SolverLimitWarning, missing_dependency
 from nordicstats.tuning import PAPER_C_GRID, PAPER_WIDTH_QUANTILES, default_grid, tune
@@ -66,6 +67,7 @@ __all__ = [
     "run_task",
     "run_study",
     "load_results",
+    "read_rows",
     "summarize",
     "confusion_summary",
     "configuration",
@@ -272,8 +274,6 @@ def run_task(design, method, rep, seed, scoring="error", costs=None, cv=None,
 
 def _cost_trained(method, cost, costs):
     """``method`` with ``cost`` among its fixed parameters (NORDIC's methods only)."""
-    from nordicstats.compare import NORDIC_METHODS
-
     if cost is None or method.name not in NORDIC_METHODS:
         return method
     if isinstance(cost, str):
@@ -381,7 +381,7 @@ def run_study(designs, methods, n_reps, *, seed=0, path=None, n_jobs=1, backend=
         raise ValueError(f"The 'time_limit' parameter must be a positive number of seconds. "
                          f"Got {time_limit!r} instead.")
     rows = _execute(tasks, options, path, n_jobs, backend, progress, time_limit)
-    table = pd.DataFrame.from_records(_read_rows(path) if path is not None else rows)
+    table = pd.DataFrame.from_records(read_rows(path) if path is not None else rows)
     if table.empty:
         return pd.DataFrame(columns=list(KEY))
     table = table.drop_duplicates(list(KEY), keep="last")
@@ -466,8 +466,22 @@ def _json_default(value):
     raise TypeError(f"cannot store {type(value).__name__} in a results row")
 
 
-def _read_rows(path):
-    """Complete rows of a JSON-lines file; a torn last line (interrupted write) is cut off."""
+def read_rows(path):
+    """Complete rows of a results file written by :func:`run_study` (JSON lines).
+
+    A torn last line (a write interrupted by a crash or a kill) is cut off the file,
+    so the next resume appends after the last complete row.
+
+    Parameters
+    ----------
+    path : str or os.PathLike or None
+        The JSON-lines file; None or a missing file gives no rows.
+
+    Returns
+    -------
+    list of dict
+        One dict per complete line, in file order.
+    """
     if path is None or not os.path.exists(path):
         return []
     with open(path, "rb") as handle:
@@ -481,7 +495,7 @@ def _read_rows(path):
 
 def _finished_keys(path, seed, designs, methods, options):
     """Keys already done; refuses a file written with another seed or configuration."""
-    rows = _read_rows(path)
+    rows = read_rows(path)
     seeds = {row["seed"] for row in rows}
     if seeds and seeds != {int(seed)}:
         raise ValueError(f"{path} holds rows of a study with seed {sorted(seeds)}, not seed="
@@ -500,8 +514,6 @@ def _finished_keys(path, seed, designs, methods, options):
 
 def configuration(design, method, **options):
     """Short fingerprint of everything but the seed that determines a row (checked on resume)."""
-    import hashlib
-
     def plain(value):
         if isinstance(value, pd.DataFrame):
             return {"index": list(map(str, value.index)), "values": value.to_numpy().tolist()}
@@ -518,7 +530,7 @@ def configuration(design, method, **options):
 
 def load_results(path):
     """Read a study's JSON-lines file as a DataFrame (the last row of each key wins)."""
-    rows = _read_rows(path)
+    rows = read_rows(path)
     if not rows:
         raise ValueError(f"{path} holds no result rows.")
     table = pd.DataFrame.from_records(rows)
