@@ -394,7 +394,9 @@ def cost_lines(table):
     return lines
 
 
-def reliability_plot(table, path):
+def reliability_plot(table, calibration, path):
+    """Top: observed frequency against mean prediction per bin, counts pooled over the
+    replications.  Bottom: the procedure's gap per bin with 2 replication SEs."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -402,8 +404,10 @@ def reliability_plot(table, path):
 
     designs = list(dict.fromkeys(table.design))
     shown = ["NORDIC-1 + logistic", "BSVM + platt (raw)", "ordered logit", "SVC one-vs-one"]
-    fig, axes = plt.subplots(1, len(designs), figsize=(3.2 * len(designs), 3.4), sharey=True)
-    for ax, design in zip(np.atleast_1d(axes), designs, strict=True):
+    fig, axes = plt.subplots(2, len(designs), figsize=(3.2 * len(designs), 6.4),
+                             squeeze=False)
+    for col, design in enumerate(designs):
+        top, bottom = axes[0, col], axes[1, col]
         for method in shown:
             part = table[(table.design == design) & (table.method == method)]
             if part.empty:
@@ -411,12 +415,18 @@ def reliability_plot(table, path):
             n, p, o = (np.sum(np.vstack(part[c].to_list()), axis=0)
                        for c in ("bin_n", "bin_pred", "bin_obs"))
             used = n > 0
-            ax.plot(p[used] / n[used], o[used] / n[used], marker="o", ms=3, label=method)
-        ax.plot([0, 1], [0, 1], color="grey", lw=0.8, ls="--")
-        ax.set_title(design, fontsize=9)
-        ax.set_xlabel("predicted probability")
-    np.atleast_1d(axes)[0].set_ylabel("observed frequency")
-    np.atleast_1d(axes)[0].legend(fontsize=7)
+            top.plot(p[used] / n[used], o[used] / n[used], marker="o", ms=3, label=method)
+            gaps = calibration[(calibration.design == design) & (calibration.method == method)]
+            bottom.errorbar(gaps.predicted, gaps.gap, yerr=2 * gaps.se, marker="o", ms=3,
+                            capsize=2, lw=0.8)
+        top.plot([0, 1], [0, 1], color="grey", lw=0.8, ls="--")
+        top.set_ylim(-0.02, 1.02)
+        bottom.axhline(0, color="grey", lw=0.8, ls="--")
+        top.set_title(design, fontsize=9)
+        bottom.set_xlabel("predicted probability")
+    axes[0, 0].set_ylabel("observed frequency")
+    axes[1, 0].set_ylabel("observed - predicted (+- 2 SE)")
+    axes[0, 0].legend(fontsize=7)
     fig.tight_layout()
     fig.savefig(path, dpi=110)
 
@@ -461,7 +471,7 @@ def main(argv=None):
             + "\n".join(calibration_text(calibration)) + "\n"
             f"Skipped replications (a level with one training row): {skipped}\n")
     args.out.with_name("probabilities_summary.txt").write_text(text)
-    reliability_plot(table, args.out.with_name("probabilities_reliability.png"))
+    reliability_plot(table, calibration, args.out.with_name("probabilities_reliability.png"))
     print(text)
 
 
