@@ -1,6 +1,6 @@
 """Class probabilities of NORDIC against its competitors (docs/notes/probabilities.md).
 
-Not a timed test: run ``nice python benchmarks/bench_probabilities.py [--reps 20]``;
+Not a timed test: run ``nice python benchmarks/bench_probabilities.py [--reps 100]``;
 it resumes from the rows already stored.
 
 Designs (one replication draws training, tuning and test sets):
@@ -434,9 +434,9 @@ def reliability_plot(table, calibration, path):
 # --- driver ------------------------------------------------------------------------------------
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--reps", type=int, default=20)
+    parser.add_argument("--reps", type=int, default=100)
     parser.add_argument("--seed", type=int, default=2026)
-    parser.add_argument("--test-size", type=int, default=2000)
+    parser.add_argument("--test-size", type=int, default=10_000)
     parser.add_argument("--designs", nargs="*", default=list(DESIGNS))
     parser.add_argument("--out", type=Path, default=RESULTS / "probabilities.jsonl")
     args = parser.parse_args(argv)
