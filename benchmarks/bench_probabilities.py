@@ -1,6 +1,6 @@
 """Class probabilities of NORDIC against its competitors (docs/notes/probabilities.md).
 
-Not a timed test: run ``nice python -m benchmarks.bench_probabilities [--reps 20]``;
+Not a timed test: run ``nice python -m benchmarks.bench_probabilities [--reps 100]``;
 it resumes from the rows already stored.
 
 Designs (one replication draws training, tuning and test sets):
@@ -30,8 +30,17 @@ sum_j (p_j - 1{y = j})^2, ranked probability score
 RPS = sum_k (P(Y <= k) - 1{y <= k})^2 / (K - 1), the share of test rows with a negative
 class probability or a non-monotone cumulative probability ("invalid"), and the
 reliability diagram: the (row, level) pairs are binned by predicted probability (10 equal
-bins) and each bin's observed frequency is compared with its mean prediction; a bin
-"passes" when they differ by less than 2 binomial standard errors sqrt(pbar(1 - pbar)/n).
+bins) and each bin's observed frequency is compared with its mean prediction.  Two checks:
+
+* per fit (``fit_bins_within_2se``): a bin of one replication passes when the two differ
+  by at most 2 binomial standard errors sqrt(pbar(1 - pbar)/n).  With 10,000 test points
+  that SE is below the estimation error of any fitted model, so this measures estimation
+  error, not calibration (the true probabilities pass, fitted ones mostly do not);
+* calibration of the procedure (``procedure_calibration``, ``procedure_bins_within_2se``,
+  ``probabilities_calibration.csv``): per bin, the gap "observed frequency minus mean
+  prediction" of each replication, averaged over the replications, with the SE of that
+  mean from the replications (it contains the binomial and the estimation variance); a
+  bin passes when |mean gap| <= 2 SE.
 Decisions from probabilities: on the donut (``DONUT_COSTS``) the weighted error of
 NORDIC-1's class rule, of the cost-Bayes rule on its probabilities
 (``predict(cost=DONUT_COSTS)``), and of NORDIC-1 trained with the cost (tuned on the
@@ -42,7 +51,8 @@ A replication whose training set has a level with a single row cannot be cross-f
 
 Results: ``benchmarks/results/probabilities.jsonl`` (one row per design, replication and
 method), ``probabilities_summary.csv``, ``probabilities_summary.txt`` (means, paired
-differences and the targets) and ``probabilities_reliability.png``.
+differences and the targets), ``probabilities_calibration.csv`` (the procedure's
+calibration per bin) and ``probabilities_reliability.png``.
 """
 
 from __future__ import annotations
@@ -143,6 +153,54 @@ def scores(proba, codes):
             "bin_n": np.bincount(bins, minlength=N_BINS).tolist(),
             "bin_pred": np.bincount(bins, weights=p, minlength=N_BINS).tolist(),
             "bin_obs": np.bincount(bins, weights=o, minlength=N_BINS).tolist()}
+
+
+def procedure_calibration(table):
+    """Calibration of each (design, method) *procedure*, per reliability bin.
+
+    A procedure (fit + map, applied to a fresh training set) is calibrated when, for every
+    bin B of predicted probability, E[1{Y = j} - p^_j(X) | p^_j(X) in B] = 0, the
+    expectation taken over the test point *and* the training set.  Replication r gives
+    the bin's gap g_rb = (obs_rb - pred_rb) / n_rb (observed frequency minus mean
+    prediction over its n_rb (row, level) pairs); over the R_b replications with
+    n_rb > 0,
+
+        gap_b = mean_r g_rb,   se_b = sd_r(g_rb) / sqrt(R_b),   z_b = gap_b / se_b,
+
+    and the bin passes when |z_b| <= 2.  se_b comes from the replications, so it contains
+    the binomial variance of the test points and the estimation variance of the fit and
+    the map.  Bins with data in fewer than 2 replications get no SE (NaN).
+
+    Parameters
+    ----------
+    table : DataFrame
+        Rows of the study with ``design``, ``method``, ``bin_n``, ``bin_pred``, ``bin_obs``.
+
+    Returns
+    -------
+    DataFrame
+        One row per (design, method, bin): ``bin``, ``reps`` (R_b), ``predicted`` (mean
+        over replications of the bin's mean prediction), ``gap``, ``se``, ``z``,
+        ``within_2se`` (NaN without an SE).
+    """
+    scored = table.dropna(subset=["bin_n"])
+    out = []
+    for (design, method), group in scored.groupby(["design", "method"], sort=False):
+        n, pred, obs = (np.vstack(group[c].to_list()).astype(float)
+                        for c in ("bin_n", "bin_pred", "bin_obs"))
+        for b in range(n.shape[1]):
+            used = n[:, b] > 0
+            reps = int(used.sum())
+            gaps = (obs[used, b] - pred[used, b]) / n[used, b]
+            se = gaps.std(ddof=1) / np.sqrt(reps) if reps >= 2 else np.nan
+            gap = gaps.mean() if reps else np.nan
+            z = gap / se if se > 0 else np.nan
+            out.append({"design": design, "method": method, "bin": b, "reps": reps,
+                        "predicted": float(np.mean(pred[used, b] / n[used, b]))
+                        if reps else np.nan,
+                        "gap": gap, "se": se, "z": z,
+                        "within_2se": float(abs(z) <= 2) if np.isfinite(z) else np.nan})
+    return pd.DataFrame(out)
 
 
 def bins_within_2se(n, pred, obs):
@@ -259,13 +317,14 @@ def summarize(rows):
     grouped = table.groupby(["design", "method"], sort=False)
     summary = grouped[present].mean()
     summary["reps"] = grouped.size()
-    calib = grouped.apply(_calibration_share, include_groups=False)
-    summary["bins_within_2se"] = calib
+    summary["fit_bins_within_2se"] = grouped.apply(_calibration_share, include_groups=False)
+    procedure = procedure_calibration(table).groupby(["design", "method"], sort=False)
+    summary["procedure_bins_within_2se"] = procedure["within_2se"].mean()
     return summary
 
 
 def _calibration_share(group):
-    """Share of reliability bins within 2 SEs, over the replications (each its own test set)."""
+    """Per-fit check: share of (replication, bin) pairs within 2 binomial SEs."""
     if "bin_n" not in group or group["bin_n"].isna().all():
         return np.nan
     counts = [bins_within_2se(n, p, o) for n, p, o in
@@ -296,6 +355,25 @@ def targets_text(table, summary):
     return "\n".join(lines)
 
 
+CALIBRATION_SHOWN = ("NORDIC-1 + logistic", "NORDIC-1 + platt", "BSVM + logistic",
+                     "BSVM + platt (raw)", "NORDIC-1 linear + logistic", "ordered logit",
+                     "SVC one-vs-one", "truth")
+
+
+def calibration_text(calibration):
+    """The bins outside 2 replication SEs, per design and method (gap and z)."""
+    lines = ["Calibration of the procedure: bins with |mean gap| > 2 SE over the replications "
+             "(bin: observed - predicted (z))"]
+    shown = calibration[calibration.method.isin(CALIBRATION_SHOWN)]
+    for (design, method), part in shown.groupby(["design", "method"], sort=False):
+        tested = part.dropna(subset=["within_2se"])
+        failed = tested[tested.within_2se == 0]
+        cells = " ".join(f"{int(r.bin)}: {r.gap:+.4f} ({r.z:+.1f})" for r in failed.itertuples())
+        lines.append(f"  {design} | {method}: {len(tested) - len(failed)}/{len(tested)} pass"
+                     + (f"; {cells}" if cells else ""))
+    return lines
+
+
 def cost_lines(table):
     """Weighted error on the donut: cost-Bayes on probabilities vs the class rule and vs
     training with the cost (paired over replications)."""
@@ -316,7 +394,9 @@ def cost_lines(table):
     return lines
 
 
-def reliability_plot(table, path):
+def reliability_plot(table, calibration, path):
+    """Top: observed frequency against mean prediction per bin, counts pooled over the
+    replications.  Bottom: the procedure's gap per bin with 2 replication SEs."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -324,8 +404,10 @@ def reliability_plot(table, path):
 
     designs = list(dict.fromkeys(table.design))
     shown = ["NORDIC-1 + logistic", "BSVM + platt (raw)", "ordered logit", "SVC one-vs-one"]
-    fig, axes = plt.subplots(1, len(designs), figsize=(3.2 * len(designs), 3.4), sharey=True)
-    for ax, design in zip(np.atleast_1d(axes), designs, strict=True):
+    fig, axes = plt.subplots(2, len(designs), figsize=(3.2 * len(designs), 6.4),
+                             squeeze=False)
+    for col, design in enumerate(designs):
+        top, bottom = axes[0, col], axes[1, col]
         for method in shown:
             part = table[(table.design == design) & (table.method == method)]
             if part.empty:
@@ -333,12 +415,18 @@ def reliability_plot(table, path):
             n, p, o = (np.sum(np.vstack(part[c].to_list()), axis=0)
                        for c in ("bin_n", "bin_pred", "bin_obs"))
             used = n > 0
-            ax.plot(p[used] / n[used], o[used] / n[used], marker="o", ms=3, label=method)
-        ax.plot([0, 1], [0, 1], color="grey", lw=0.8, ls="--")
-        ax.set_title(design, fontsize=9)
-        ax.set_xlabel("predicted probability")
-    np.atleast_1d(axes)[0].set_ylabel("observed frequency")
-    np.atleast_1d(axes)[0].legend(fontsize=7)
+            top.plot(p[used] / n[used], o[used] / n[used], marker="o", ms=3, label=method)
+            gaps = calibration[(calibration.design == design) & (calibration.method == method)]
+            bottom.errorbar(gaps.predicted, gaps.gap, yerr=2 * gaps.se, marker="o", ms=3,
+                            capsize=2, lw=0.8)
+        top.plot([0, 1], [0, 1], color="grey", lw=0.8, ls="--")
+        top.set_ylim(-0.02, 1.02)
+        bottom.axhline(0, color="grey", lw=0.8, ls="--")
+        top.set_title(design, fontsize=9)
+        bottom.set_xlabel("predicted probability")
+    axes[0, 0].set_ylabel("observed frequency")
+    axes[1, 0].set_ylabel("observed - predicted (+- 2 SE)")
+    axes[0, 0].legend(fontsize=7)
     fig.tight_layout()
     fig.savefig(path, dpi=110)
 
@@ -346,9 +434,9 @@ def reliability_plot(table, path):
 # --- driver ------------------------------------------------------------------------------------
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--reps", type=int, default=20)
+    parser.add_argument("--reps", type=int, default=100)
     parser.add_argument("--seed", type=int, default=2026)
-    parser.add_argument("--test-size", type=int, default=2000)
+    parser.add_argument("--test-size", type=int, default=10_000)
     parser.add_argument("--designs", nargs="*", default=list(DESIGNS))
     parser.add_argument("--out", type=Path, default=RESULTS / "probabilities.jsonl")
     args = parser.parse_args(argv)
@@ -376,10 +464,14 @@ def main(argv=None):
     table = pd.DataFrame(rows)
     summary = summarize(rows)
     summary.to_csv(args.out.with_name("probabilities_summary.csv"), float_format="%.6g")
+    calibration = procedure_calibration(table)
+    calibration.to_csv(args.out.with_name("probabilities_calibration.csv"), index=False,
+                       float_format="%.8g")
     text = (f"{summary.round(4).to_string()}\n\n{targets_text(table, summary)}\n"
+            + "\n".join(calibration_text(calibration)) + "\n"
             f"Skipped replications (a level with one training row): {skipped}\n")
     args.out.with_name("probabilities_summary.txt").write_text(text)
-    reliability_plot(table, args.out.with_name("probabilities_reliability.png"))
+    reliability_plot(table, calibration, args.out.with_name("probabilities_reliability.png"))
     print(text)
 
 
