@@ -13,13 +13,13 @@ import pandas as pd
 
 from nordicstats._summary import build_summary, sources_text
 from nordicstats.auto_covariance import blank_boundaries
+from nordicstats.class_rule import count_crossings
 from nordicstats.costs import cost_to_boundary_weights
 from nordicstats.covariance import FitArrays, check_cov_kwds, estimate_covariance
 from nordicstats.exceptions import InferenceWarning
 from nordicstats.hypotheses import parallel_restrictions, parse_restrictions, wald_test
 from nordicstats.ordinal import OrdinalResults
 from nordicstats.solvers import solve
-from nordicstats.solvers.problem import count_crossings
 from nordicstats.wald import WaldMixin
 
 __all__ = ["NORDICResults"]
