@@ -72,7 +72,6 @@ from nordicstats.diagnostics import (  # noqa: E402
     is_lattice,
 )
 from nordicstats.hypotheses import parallel_restrictions, wald_test  # noqa: E402
-from nordicstats.results import _refit_params  # noqa: E402
 
 RESULTS = Path(__file__).resolve().parent / "results"
 OUT = RESULTS / "validity"
@@ -231,8 +230,8 @@ def _bootstrap_cov(X, codes, seed, n_boot, m=None):
     """Covariance of NORDIC-1 from ``n_boot`` case resamples of size m (default n),
     scaled by m / n (the m-out-of-n bootstrap; plain n-out-of-n when m is None)."""
     n = codes.size
-    refit = partial(_refit_params, NORDIC, {"kernel": "linear", "C": 1.0,
-                                            "method": "nordic1", "solver": "primal"}, X, codes)
+    refit = NORDIC(codes, X, kernel="linear", C=1.0, method="nordic1",
+                   solver="primal").refit_params
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         reps, failed = bootstrap_replicates(refit, codes, n_boot=n_boot, random_state=seed,

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import dataclasses
 import datetime as _dt
-import importlib.util
 import warnings
 from functools import cached_property, partial
 
@@ -19,7 +18,6 @@ from nordicstats.covariance import FitArrays, check_cov_kwds, estimate_covarianc
 from nordicstats.exceptions import InferenceWarning
 from nordicstats.hypotheses import parallel_restrictions, parse_restrictions, wald_test
 from nordicstats.ordinal import OrdinalResults
-from nordicstats.solvers import solve
 from nordicstats.wald import WaldMixin
 
 __all__ = ["NORDICResults"]
@@ -183,12 +181,7 @@ class NORDICResults(WaldMixin, OrdinalResults):
         """
         if self.model.method == "bsvm":
             return self.model.build_problem(), self.solver_result
-        problem = self.model.build_problem(method="bsvm")
-        # the model's own solver when it handles BSVM: build_problem left out the Gram
-        # matrix for solver="primal", which "auto" may not pick at small n
-        solver = self.model.solver if self.model.solver in ("quadprog", "decomposition",
-                                                            "primal") else "auto"
-        return problem, solve(problem, solver=solver)
+        return self.model.fit_unconstrained()
 
     # --- inference ------------------------------------------------------------------------------
     # Covariance of the linear coefficients (nordicstats.covariance). Parameters are stacked
@@ -442,13 +435,9 @@ def compute_covariance(results, cov_type=None, cov_kwds=None, stacklevel=5):
     scale = None  # non-integer weights: n rows drawn with p ~ w, loss scaled by sum(w)/n
     if weights is not None and not np.all(weights == np.round(weights)):
         scale = weights.sum() / weights.size
-    init_kwds = {**model._get_init_kwds(), "order": None, "solver": _refit_solver(model)}
-    if cost is not None:
-        init_kwds["cost"] = cost  # checked and ordered like the codes
     fit = FitArrays(X=model.exog, codes=codes, params=results.params.to_numpy(),
                     boundary_names=tuple(results.boundary_names),
-                    refit=partial(_refit_params, type(model), init_kwds, model.exog, codes,
-                                  scale=scale),
+                    refit=partial(model.refit_params, scale=scale),
                     weights=weights,
                     loss_weights=None if cost is None else cost_to_boundary_weights(cost)[codes],
                     **(_unconstrained_arrays(results) if cov_type != "bootstrap" else {}))
@@ -458,17 +447,6 @@ def compute_covariance(results, cov_type=None, cov_kwds=None, stacklevel=5):
     for note in notes:
         warnings.warn(note, InferenceWarning, stacklevel=stacklevel)
     return dataclasses.replace(cov, notes=notes)
-
-
-def _refit_solver(model):
-    """Solver of the bootstrap refits: the sparse primal (PIQP) for linear BSVM/NORDIC-1
-    left on solver="auto", whatever the size.  A resample has ~0.63 n distinct rows, which
-    can fall below the primal's "auto" threshold; the decomposition solver then takes
-    minutes per refit at n = 1,500, K = 4 where the primal takes ~0.05 s (same optimum)."""
-    if (model.solver == "auto" and model.method in ("bsvm", "nordic1")
-            and importlib.util.find_spec("piqp") is not None):
-        return "primal"
-    return model.solver
 
 
 def _unconstrained_arrays(results):
@@ -484,18 +462,6 @@ def _unconstrained_arrays(results):
     if model.method == "nordic2" and model.penalty == "l1":
         out["thresholds"] = {"max_gap": np.inf}
     return out
-
-
-def _refit_params(model_class, init_kwds, X, codes, idx, scale=None):
-    """Refit the model on the rows idx (codes as the response) and return its coefficients.
-
-    Repeated rows are fitted once with their count as case weight (the same fit);
-    ``scale`` multiplies those counts (the bootstrap of non-integer case weights).
-    """
-    rows, counts = np.unique(idx, return_counts=True)
-    weights = counts if scale is None else counts * scale
-    res = model_class(codes[rows], X[rows], weights=weights, **init_kwds).fit(cov_type="none")
-    return res.params.to_numpy()
 
 
 def _active_note(results, tol=1e-8):
