@@ -30,6 +30,7 @@ LAYERS = {
     "nordicstats.solvers": 1,
     "nordicstats.bootstrap": 2, "nordicstats.covariance": 2, "nordicstats.hypotheses": 2,
     "nordicstats.diagnostics": 2, "nordicstats.auto_covariance": 2,
+    "nordicstats.fit_covariance": 2,
     "nordicstats.ordinal": 3, "nordicstats._summary": 3, "nordicstats.wald": 3,
     "nordicstats.adapter": 3,
     "nordicstats.results": 4,
