@@ -226,20 +226,12 @@ def _write_rows(path, rows):
     tmp.replace(path)
 
 
-def _refit_nordic1(X, codes, idx):
-    """Coefficients of linear NORDIC-1 (C = 1) refitted on the rows ``idx``; a row drawn
-    m times enters once with case weight m (the same fit)."""
-    rows, counts = np.unique(idx, return_counts=True)
-    model = NORDIC(codes[rows], X[rows], weights=counts, kernel="linear", C=1.0,
-                   method="nordic1", solver="primal")
-    return model.fit(cov_type="none").params.to_numpy()
-
-
 def _bootstrap_cov(X, codes, seed, n_boot, m=None):
     """Covariance of NORDIC-1 from ``n_boot`` case resamples of size m (default n),
     scaled by m / n (the m-out-of-n bootstrap; plain n-out-of-n when m is None)."""
     n = codes.size
-    refit = partial(_refit_nordic1, X, codes)
+    refit = NORDIC(codes, X, kernel="linear", C=1.0, method="nordic1",
+                   solver="primal").refit_params
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         reps, failed = bootstrap_replicates(refit, codes, n_boot=n_boot, random_state=seed,

@@ -30,6 +30,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from nordicstats.class_rule import predict_codes
 from nordicstats.costs import check_cost_matrix
 from nordicstats.data import (
     boundary_names,
@@ -41,7 +42,6 @@ from nordicstats.data import (
     weights_from_data,
 )
 from nordicstats.probability import cost_bayes_codes
-from nordicstats.solvers.problem import predict_codes
 
 __all__ = ["OrdinalModel", "OrdinalResults", "PREDICT_MISSING"]
 

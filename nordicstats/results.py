@@ -1,25 +1,30 @@
-"""NORDICResults: a fitted NORDIC model, as an immutable snapshot with pandas views."""
+"""NORDICResults: the record of a NORDIC fit, with pandas views.
+
+A results object holds the model, the solver result, the calibration map and the
+covariance computed by the covariance layer's entry point
+(:func:`nordicstats.fit_covariance.fit_covariance`); it fits nothing itself.  One value
+is computed on first read, and says so: the default covariance of a linear fit
+(``cov_type="auto"``, the :attr:`NORDICResults.covariance` attribute), so that fits used
+only for prediction pay for no bootstrap; the BSVM fit behind
+:attr:`NORDICResults.price_of_noncrossing` comes from ``NORDIC.fit_unconstrained()``
+when first needed and is kept.
+"""
 
 from __future__ import annotations
 
-import dataclasses
 import datetime as _dt
-import importlib.util
-import warnings
-from functools import cached_property, partial
+from functools import cached_property
 
 import numpy as np
 import pandas as pd
 
 from nordicstats._summary import build_summary, sources_text
 from nordicstats.auto_covariance import blank_boundaries
-from nordicstats.costs import cost_to_boundary_weights
-from nordicstats.covariance import FitArrays, check_cov_kwds, estimate_covariance
-from nordicstats.exceptions import InferenceWarning
+from nordicstats.class_rule import count_crossings
+from nordicstats.covariance import check_cov_kwds
+from nordicstats.fit_covariance import fit_covariance, linear_weights, price_of_noncrossing
 from nordicstats.hypotheses import parallel_restrictions, parse_restrictions, wald_test
 from nordicstats.ordinal import OrdinalResults
-from nordicstats.solvers import solve
-from nordicstats.solvers.problem import count_crossings
 from nordicstats.wald import WaldMixin
 
 __all__ = ["NORDICResults"]
@@ -90,15 +95,7 @@ class NORDICResults(WaldMixin, OrdinalResults):
                             columns=self.boundary_names)
 
     def _linear_weights(self):
-        if not self.model.kernel.is_linear:
-            raise AttributeError(
-                f"coef and params exist for kernel='linear' only; this fit used the "
-                f"{self.model.kernel.describe()} kernel, whose boundaries are described by "
-                "dual_coef (omega) and intercept."
-            )
-        if self.solver_result.coef is not None:
-            return np.asarray(self.solver_result.coef)
-        return self.model.exog.T @ self.solver_result.dual_coef
+        return linear_weights(self.model, self.solver_result)
 
     @cached_property
     def n_support(self):
@@ -166,13 +163,7 @@ class NORDICResults(WaldMixin, OrdinalResults):
         """
         if self.model.method == "nordic2" and self.model.penalty == "l1":
             return {}
-        problem, bsvm = self._unconstrained_fit
-        F = problem.decision_values(bsvm.dual_coef, bsvm.intercept, bsvm.coef)
-        return {
-            "bsvm_objective": bsvm.objective,
-            "objective_increase": self.objective - bsvm.objective,
-            "bsvm_crossing_rate": float(np.mean(count_crossings(F))),
-        }
+        return price_of_noncrossing(self.solver_result, self._unconstrained_fit)
 
     @cached_property
     def _unconstrained_fit(self):
@@ -183,15 +174,10 @@ class NORDICResults(WaldMixin, OrdinalResults):
         """
         if self.model.method == "bsvm":
             return self.model.build_problem(), self.solver_result
-        problem = self.model.build_problem(method="bsvm")
         kept = self.solver_result.info.get("unconstrained")
         if kept is not None:  # the sparse primal solved BSVM on its way (joint NORDIC-1)
-            return problem, kept
-        # the model's own solver when it handles BSVM: build_problem left out the Gram
-        # matrix for solver="primal", which "auto" may not pick at small n
-        solver = self.model.solver if self.model.solver in ("quadprog", "decomposition", "smo",
-                                                            "primal") else "auto"
-        return problem, solve(problem, solver=solver)
+            return self.model.build_problem(method="bsvm"), kept
+        return self.model.fit_unconstrained()
 
     # --- inference ------------------------------------------------------------------------------
     # Covariance of the linear coefficients (nordicstats.covariance). Parameters are stacked
@@ -203,7 +189,7 @@ class NORDICResults(WaldMixin, OrdinalResults):
         if cov_type is None and not cov_kwds and self.model.kernel.is_linear:
             self.cov_type, self.cov_kwds = "auto", check_cov_kwds("auto", None)
             return
-        self._cov_value = compute_covariance(self, cov_type, cov_kwds)
+        self._cov_value = self._fit_covariance(cov_type, cov_kwds, stacklevel=6)
         self.cov_type = None if self._cov_value is None else self._cov_value.cov_type
         self.cov_kwds = {} if self._cov_value is None else dict(self._cov_value.cov_kwds)
 
@@ -214,8 +200,15 @@ class NORDICResults(WaldMixin, OrdinalResults):
         The default covariance ("auto") is computed here on first use.
         """
         if "_cov_value" not in self.__dict__:
-            self._cov_value = compute_covariance(self, self.cov_type, None, stacklevel=5)
+            self._cov_value = self._fit_covariance(self.cov_type, None, stacklevel=6)
         return self._cov_value
+
+    def _fit_covariance(self, cov_type, cov_kwds, stacklevel):
+        """The covariance layer's entry point on this fit (the BSVM fit shared and cached)."""
+        return fit_covariance(self.model, self.solver_result, cov_type, cov_kwds,
+                              boundary_names=self.boundary_names,
+                              unconstrained=lambda: self._unconstrained_fit,
+                              stacklevel=stacklevel)
 
     def _require_cov(self):
         if self.covariance is None:
@@ -383,149 +376,6 @@ class NORDICResults(WaldMixin, OrdinalResults):
         return (f"<NORDICResults: {self.model.method}, {self.model.kernel.describe()}, "
                 f"C={self.model.C:g}, K={len(self.levels)}, n={self.nobs}, "
                 f"objective={self.objective:.6g}>")
-
-
-# --- covariance of a fitted model: glue between the fit and nordicstats.covariance ---------
-def _nonlinear_error(model, cov_type):
-    return ValueError(
-        f"cov_type={cov_type!r} needs kernel='linear'. Wald inference (bse, z-tests, conf_int) "
-        "is for the coefficients b_k, w_k of linear NORDIC (the paper's Theorem 1, Section 5.2); "
-        f"this fit uses the {model.kernel.describe()} kernel, whose boundaries have no finite "
-        "coefficient vector, so cov_type='bootstrap' has no coefficients to resample either. "
-        "Refit with kernel='linear', or fit with cov_type=None."
-    )
-
-
-def compute_covariance(results, cov_type=None, cov_kwds=None, stacklevel=5):
-    """Covariance of the coefficients of a fitted linear NORDIC, with its guards.
-
-    Builds the arrays (:class:`~nordicstats.covariance.FitArrays`, with a refit function
-    for the bootstrap), calls :func:`~nordicstats.covariance.estimate_covariance`, adds the
-    note on binding noncrossing constraints and raises the notes as warnings.
-
-    Parameters
-    ----------
-    results : NORDICResults
-    cov_type : {None, "auto", "bahadur", "bootstrap", "none"}
-        ``None`` means ``"auto"`` for linear fits and no covariance for kernel fits;
-        ``"none"`` skips the covariance (bootstrap refits use it).
-    cov_kwds : dict, optional
-        See :func:`~nordicstats.covariance.check_cov_kwds`.
-
-    Returns
-    -------
-    CovarianceResult or None
-
-    Raises
-    ------
-    ValueError
-        A covariance requested for a non-linear kernel, or invalid options.
-
-    Warns
-    -----
-    InferenceWarning
-        Every boundary failing the validity diagnostics (bootstrap standard errors
-        under ``"auto"``, NaN otherwise), with the reason; under ``"bahadur"``,
-        noncrossing constraints active at the solution.
-    """
-    model = results.model
-    if cov_type is None:
-        if not model.kernel.is_linear:
-            if cov_kwds:
-                raise _nonlinear_error(model, "auto")
-            return None
-        cov_type = "auto"
-    if cov_type == "none":
-        return None
-    check_cov_kwds(cov_type, cov_kwds)
-    if not model.kernel.is_linear:
-        raise _nonlinear_error(model, cov_type)
-    codes = model.response.codes
-    weights, cost = getattr(model, "weights", None), getattr(model, "cost", None)
-    scale = None  # non-integer weights: n rows drawn with p ~ w, loss scaled by sum(w)/n
-    if weights is not None and not np.all(weights == np.round(weights)):
-        scale = weights.sum() / weights.size
-    init_kwds = {**model._get_init_kwds(), "order": None, "solver": _refit_solver(model)}
-    if cost is not None:
-        init_kwds["cost"] = cost  # checked and ordered like the codes
-    fit = FitArrays(X=model.exog, codes=codes, params=results.params.to_numpy(),
-                    boundary_names=tuple(results.boundary_names),
-                    refit=partial(_refit_params, type(model), init_kwds, model.exog, codes,
-                                  scale=scale),
-                    weights=weights,
-                    loss_weights=None if cost is None else cost_to_boundary_weights(cost)[codes],
-                    **(_unconstrained_arrays(results) if cov_type != "bootstrap" else {}))
-    cov = estimate_covariance(fit, cov_type, cov_kwds)
-    notes = list(cov.notes) + ([_active_note(results)] if cov_type == "bahadur" else [])
-    notes = tuple(note for note in notes if note)
-    for note in notes:
-        warnings.warn(note, InferenceWarning, stacklevel=stacklevel)
-    return dataclasses.replace(cov, notes=notes)
-
-
-def _refit_solver(model):
-    """Solver of the bootstrap refits: the sparse primal (PIQP) for linear BSVM/NORDIC-1
-    left on solver="auto", whatever the size.  A resample has ~0.63 n distinct rows, which
-    can fall below the primal's "auto" threshold; the decomposition solver then takes
-    minutes per refit at n = 1,500, K = 4 where the primal takes ~0.05 s (same optimum)."""
-    if (model.solver == "auto" and model.method in ("bsvm", "nordic1")
-            and importlib.util.find_spec("piqp") is not None):
-        return "primal"
-    return model.solver
-
-
-def _unconstrained_arrays(results):
-    """FitArrays fields for the validity diagnostics: the BSVM coefficients (same data,
-    weights, costs and C; none when the fit is BSVM), and no gap check for l1 NORDIC-2,
-    whose unconstrained counterpart is another problem class."""
-    model = results.model
-    if model.method == "bsvm":
-        return {}
-    problem, bsvm = results._unconstrained_fit
-    w = bsvm.coef if bsvm.coef is not None else model.exog.T @ bsvm.dual_coef
-    out = {"params_unconstrained": np.vstack([bsvm.intercept[None, :], w])}
-    if model.method == "nordic2" and model.penalty == "l1":
-        out["thresholds"] = {"max_gap": np.inf}
-    return out
-
-
-def _refit_params(model_class, init_kwds, X, codes, idx, scale=None):
-    """Refit the model on the rows idx (codes as the response) and return its coefficients.
-
-    Repeated rows are fitted once with their count as case weight (the same fit);
-    ``scale`` multiplies those counts (the bootstrap of non-integer case weights).
-    """
-    rows, counts = np.unique(idx, return_counts=True)
-    weights = counts if scale is None else counts * scale
-    res = model_class(codes[rows], X[rows], weights=weights, **init_kwds).fit(cov_type="none")
-    return res.params.to_numpy()
-
-
-def _active_note(results, tol=1e-8):
-    """InferenceWarning text when noncrossing constraints bind at the solution, else None."""
-    model, sr = results.model, results.solver_result
-    if model.method == "bsvm" or model.response.n_levels < 3:
-        return None
-    count = sr.info.get("active_noncrossing")
-    if count is None and "phi" in sr.multipliers:
-        scale = tol * max(1.0, model.C)
-        count = int(np.sum(np.asarray(sr.multipliers["phi"]) > scale)
-                    + np.sum(np.asarray(sr.multipliers.get("gamma", [])) > scale))
-    if count is None:
-        price = results.price_of_noncrossing
-        if not price:
-            return ("whether the noncrossing constraints bind could not be checked for this "
-                    "solver; if they do, Theorem 1 (same limit law as the unconstrained SVM) is "
-                    "only asymptotic and the intervals may be distorted.")
-        count = int(price["bsvm_crossing_rate"] > 0
-                    or price["objective_increase"] > 1e-6 * max(1.0, abs(price["bsvm_objective"])))
-    if not count:
-        return None
-    return (f"{count} noncrossing constraint(s) are active at the solution. Theorem 1 (the "
-            "constrained fit has the unconstrained SVM's limit law) is asymptotic, so at this "
-            "sample size the Bahadur intervals may be distorted, and test_parallel() tends to "
-            "be conservative (binding constraints pull the boundaries together); compare with "
-            "cov_type='bootstrap'.")
 
 
 # --- pandas views and summary pieces ---------------------------------------------------------

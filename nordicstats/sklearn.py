@@ -3,25 +3,23 @@
 ``NORDICClassifier`` stores its parameters in ``__init__`` and does all work in
 ``fit``, so it can be cloned, grid-searched and put in pipelines.  The class
 order is taken from ``order=``, else from an ordered ``pandas.Categorical`` y,
-else the sorted labels (``classes_``).
+else the sorted labels (``classes_``).  Fitting, prediction and the data checks
+are those of the package's one adapter, :class:`nordicstats.adapter.OrdinalEstimator`.
 """
 
 from __future__ import annotations
 
-import numpy as np
-import pandas as pd
-from sklearn.base import BaseEstimator, ClassifierMixin
-from sklearn.utils.metaestimators import available_if
-from sklearn.utils.multiclass import check_classification_targets
-from sklearn.utils.validation import _check_sample_weight, check_is_fitted, validate_data
-
+from nordicstats.adapter import OrdinalEstimator
 from nordicstats.model import NORDIC
-from nordicstats.solvers.problem import predict_codes
 
 __all__ = ["NORDICClassifier"]
 
+#: The parameters of NORDICClassifier that are NORDIC's options (the others go to fit).
+_MODEL_OPTIONS = ("method", "kernel", "C", "gamma", "degree", "coef0", "noncrossing",
+                  "penalty", "solver", "solver_options", "cost")
 
-class NORDICClassifier(ClassifierMixin, BaseEstimator):
+
+class NORDICClassifier(OrdinalEstimator):
     """Noncrossing ordinal classifier with the scikit-learn API.
 
     Parameters
@@ -84,74 +82,11 @@ class NORDICClassifier(ClassifierMixin, BaseEstimator):
         self.probability = probability
         self.probability_kwds = probability_kwds
 
-    def fit(self, X, y, sample_weight=None):
-        """Fit the K-1 noncrossing boundaries.
+    def _model_class(self):
+        return NORDIC
 
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-        y : array-like of shape (n_samples,)
-        sample_weight : array-like of shape (n_samples,), optional
-            Nonnegative case weights (NORDIC's ``weights``): integer weights give
-            the fit on repeated rows, weight 0 drops a row's loss.
+    def _model_options(self):
+        return {name: getattr(self, name) for name in _MODEL_OPTIONS}
 
-        Returns
-        -------
-        self
-        """
-        order = self.order
-        if order is None and isinstance(getattr(y, "dtype", None), pd.CategoricalDtype) \
-                and y.dtype.ordered:
-            order = list(y.dtype.categories)
-        X, y = validate_data(self, X, y)
-        check_classification_targets(y)
-        if sample_weight is not None:
-            sample_weight = _check_sample_weight(sample_weight, X, dtype=np.float64,
-                                                 ensure_non_negative=True)
-            # rows of weight 0 contribute nothing; leaving them out also lets a label that
-            # only they carry drop out of classes_ (NORDIC refuses levels of weight 0)
-            keep = sample_weight > 0
-            X, y, sample_weight = X[keep], y[keep], sample_weight[keep]
-        if order is None:
-            order = list(np.unique(y))
-        model = NORDIC(y, X, method=self.method, kernel=self.kernel, C=self.C, gamma=self.gamma,
-                       degree=self.degree, coef0=self.coef0, order=order,
-                       noncrossing=self.noncrossing, penalty=self.penalty, solver=self.solver,
-                       solver_options=self.solver_options, weights=sample_weight,
-                       cost=self.cost)
-        self.results_ = model.fit(probability=self.probability,
-                                  probability_kwds=self.probability_kwds)
-        self.classes_ = np.asarray(order)
-        return self
-
-    def boundary_decision(self, X):
-        """Decision values f_k(x), shape (n_samples, K-1): positive = above boundary k.
-
-        (Named differently from scikit-learn's ``decision_function``, whose
-        multiclass contract is one column per class.)
-        """
-        check_is_fitted(self)
-        X = validate_data(self, X, reset=False)
-        return self.results_.decision_function(X)
-
-    def predict(self, X):
-        """Predicted labels: the number of boundaries with f_k(x) >= 0 indexes ``classes_``."""
-        check_is_fitted(self)
-        return self.classes_[predict_codes(self.boundary_decision(X))]
-
-    def _has_probability(self):
-        if not self.probability:
-            raise AttributeError("predict_proba is available when probability=True.")
-        return True
-
-    @available_if(_has_probability)
-    def predict_proba(self, X):
-        """Class probabilities, shape (n_samples, K), columns in ``classes_`` order.
-
-        From the calibration map fitted on held-out decision values
-        (:mod:`nordicstats.probability`): rows are nonnegative and sum to one, and the
-        cumulative probabilities P(Y > k) are nonincreasing in k at every x.
-        """
-        check_is_fitted(self)
-        X = validate_data(self, X, reset=False)
-        return self.results_.predict(X, which="proba").to_numpy()
+    def _fit_options(self):
+        return {"probability": self.probability, "probability_kwds": self.probability_kwds}

@@ -52,11 +52,11 @@ from sklearn.model_selection import ParameterGrid, StratifiedKFold
 
 from nordicstats import metrics, solvers
 from nordicstats._validation import check_int
+from nordicstats.class_rule import predict_codes
 from nordicstats.compare import NORDIC_METHODS, make_classifier
 from nordicstats.exceptions import SolverError
 from nordicstats.kernels import gamma_candidates
 from nordicstats.solvers.milp import RelaxationPath
-from nordicstats.solvers.problem import predict_codes
 from nordicstats.weighting import check_case_weights
 
 __all__ = [

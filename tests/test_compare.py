@@ -12,6 +12,7 @@ import numpy as np
 import pandas as pd
 import pytest
 from scipy import optimize, special
+from sklearn.exceptions import NotFittedError
 from sklearn.svm import SVC, SVR
 
 from nordicstats.compare import (
@@ -255,6 +256,8 @@ def test_make_classifier_registry_and_params():
     with pytest.raises(ValueError, match=r"Unknown parameter\(s\) \['cost'\]"):
         make_classifier("svr", cost=1)
     with pytest.raises(RuntimeError, match="not fitted"):
+        make_classifier("dr").predict(np.zeros((1, 2)))
+    with pytest.raises(NotFittedError, match="not fitted"):  # scikit-learn's type too
         make_classifier("dr").predict(np.zeros((1, 2)))
     nordic = make_classifier("nordic2", C=0.5)
     assert nordic.model_class.__name__ == "NORDIC"

@@ -154,6 +154,22 @@ def test_price_of_noncrossing_is_the_bsvm_gap():
     assert price["bsvm_crossing_rate"] == pytest.approx(bsvm.crossing_rate())
 
 
+def test_refit_params_repeats_rows_as_case_weights_and_fit_unconstrained_is_bsvm():
+    X, y = grade_data(n=60, K=3, seed=4)
+    model = NORDIC(y, X, kernel="linear", C=2.0, solver="quadprog")
+    # the bootstrap's refit on rows (0, 0, 1, ..., 59) is the fit with row 0 weighted twice
+    rows = np.r_[0, np.arange(60)]
+    weighted = NORDIC(y, X, kernel="linear", C=2.0, solver="quadprog",
+                      weights=np.r_[2.0, np.ones(59)]).fit(cov_type="none")
+    # 1e-6: two quadprog solves with ridge 1e-6 and proximal refinements (tests/test_qp.py)
+    np.testing.assert_allclose(model.refit_params(rows), weighted.params.to_numpy(), atol=1e-6)
+    problem, unconstrained = model.fit_unconstrained()
+    bsvm = NORDIC(y, X, kernel="linear", C=2.0, solver="quadprog", method="bsvm").fit()
+    assert problem.method == "bsvm"
+    assert unconstrained.objective == pytest.approx(bsvm.objective, rel=1e-9)
+    np.testing.assert_allclose(unconstrained.intercept, bsvm.solver_result.intercept, atol=1e-8)
+
+
 def test_summary_reports_model_solver_and_classes():
     X, y = grade_data(n=40)
     stamp = dt.datetime(2026, 1, 2, 3, 4, 5)

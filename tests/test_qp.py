@@ -5,8 +5,10 @@ import pytest
 from primal_reference import solve_primal
 
 from nordicstats.data import binary_signs
+from nordicstats.exceptions import SolverError
 from nordicstats.kernels import make_kernel
 from nordicstats.solvers import NordicProblem, solve
+from nordicstats.solvers.proximal import solve_proximal_quadprog
 from nordicstats.solvers.qp import solve_dual_quadprog, solve_primal_quadprog
 
 
@@ -130,3 +132,27 @@ def test_unknown_solver_option_lists_the_valid_ones():
     with pytest.raises(ValueError, match=r"unknown solver option\(s\) \['tol'\] for solver="
                                          r"'quadprog'.*options are \['ridge', 'refinements'\]"):
         solve(problem, solver="quadprog", tol=1e-3)
+
+
+def test_proximal_steps_remove_the_ridge_bias_on_a_singular_hessian():
+    # 1/2 (x1 + x2)^2 - (x1 + x2) on x >= 0: H = [[1, 1], [1, 1]] is singular, the minimisers
+    # are the segment x1 + x2 = 1 (objective -1/2).  With the ridge alone, (H + rho I) x = a
+    # gives x1 + x2 = 2 / (2 + rho); every proximal step shrinks the gap by rho / (2 + rho).
+    H, a, rho = np.ones((2, 2)), np.ones(2), 0.1
+    G, C, b = H + rho * np.eye(2), np.eye(2), np.zeros(2)
+    ridged, _, _ = solve_proximal_quadprog(G, a, C, b, 0, rho, 0, 1.0, problem_name="a QP",
+                                           ridge_hint="-")
+    assert ridged.sum() == pytest.approx(2 / (2 + rho), rel=1e-12)
+    refined, iterations, lagrange = solve_proximal_quadprog(G, a, C, b, 0, rho, 50, 1.0,
+                                                            problem_name="a QP", ridge_hint="-")
+    assert refined.sum() == pytest.approx(1.0, abs=1e-9)  # the stopping tolerance, 1e-9
+    assert 0.5 * refined @ H @ refined - a @ refined == pytest.approx(-0.5, abs=1e-12)
+    assert iterations >= 2 and np.allclose(lagrange, 0.0)  # x >= 0 is not binding
+
+
+def test_proximal_quadprog_wraps_an_inconsistent_problem():
+    # x1 >= 1 and -x1 >= 0 cannot both hold
+    with pytest.raises(SolverError, match="quadprog failed on the toy problem.*ridge=2"):
+        solve_proximal_quadprog(np.eye(1), np.zeros(1), np.array([[1.0, -1.0]]),
+                                np.array([1.0, 0.0]), 0, 1e-6, 3, 1.0,
+                                problem_name="the toy problem", ridge_hint="ridge=2")

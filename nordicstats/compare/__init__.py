@@ -21,8 +21,8 @@ from __future__ import annotations
 import inspect
 
 import pandas as pd
-from sklearn.base import BaseEstimator
 
+from nordicstats.adapter import OrdinalEstimator
 from nordicstats.compare.base import CompetitorModel, CompetitorResults
 from nordicstats.compare.ck import ChuKeerthi, ChuKeerthiResults
 from nordicstats.compare.dr import DataReplication, DataReplicationResults
@@ -78,11 +78,14 @@ def _signature_defaults(cls, name):
             if key not in skip and p.kind is p.POSITIONAL_OR_KEYWORD}
 
 
-class OrdinalClassifier(BaseEstimator):
+class OrdinalClassifier(OrdinalEstimator):
     """Estimator wrapper: ``fit(X, y)`` builds and fits the model, ``predict(X)`` predicts.
 
-    A scikit-learn ``BaseEstimator`` whose parameters are ``name`` and the options of
-    the model class (so ``get_params``, ``set_params`` and ``clone`` work).
+    The package's scikit-learn adapter (:class:`nordicstats.adapter.OrdinalEstimator`)
+    for any competitor or NORDIC method, whose parameters are ``name`` and the options
+    of the model class (so ``get_params``, ``set_params`` and ``clone`` work).  The model
+    gets the caller's data as they are (``check_input = False``): a DataFrame keeps its
+    column names, an ordered categorical y its order.
 
     Parameters
     ----------
@@ -96,7 +99,11 @@ class OrdinalClassifier(BaseEstimator):
     ----------
     results_ : results object
         The fitted model's results (after :meth:`fit`).
+    classes_ : ndarray
+        The fitted model's levels, lowest first.
     """
+
+    check_input = False
 
     def __init__(self, name, **params):
         defaults = _signature_defaults(_model_class(name), name)
@@ -122,37 +129,37 @@ class OrdinalClassifier(BaseEstimator):
         """
         return {key: getattr(self, key) for key in self._option_names}
 
-    def build(self, X, y, sample_weight=None):
-        """The unfitted model for data (X, y), with case weights for NORDIC's methods."""
-        extra = {"method": self.name} if self.name in NORDIC_METHODS else {}
-        if sample_weight is not None:
-            if self.name not in NORDIC_METHODS:
-                raise ValueError(f"classifier {self.name!r} does not take case weights; "
-                                 f"sample_weight works with {list(NORDIC_METHODS)}.")
-            extra["weights"] = sample_weight
-        return self.model_class(y, X, **self.get_params(), **extra)
+    def __sklearn_clone__(self):
+        """``clone``: a new unfitted wrapper with the same name and options.
 
-    def fit(self, X, y, sample_weight=None):
-        """Build the model on (X, y), fit it and keep the results; returns self."""
-        self.results_ = self.build(X, y, sample_weight).fit()
-        return self
+        (BaseEstimator's clone would call ``type(self)(**get_params())``, which lacks
+        the fixed ``name``.)
+        """
+        return type(self)(self.name, **self.get_params())
 
-    def _fitted(self):
-        if not hasattr(self, "results_"):
-            raise RuntimeError(f"this {self.name!r} classifier is not fitted yet; call fit(X, y).")
-        return self.results_
+    def _model_class(self):
+        return self.model_class
+
+    def _model_options(self):
+        return {**self.get_params(), **({"method": self.name}
+                                        if self.name in NORDIC_METHODS else {})}
+
+    def _check_takes_case_weights(self):
+        if self.name not in NORDIC_METHODS:
+            raise ValueError(f"classifier {self.name!r} does not take case weights; "
+                             f"sample_weight works with {list(NORDIC_METHODS)}.")
+
+    def _display_name(self):
+        return f"classifier {self.name!r}"
 
     def predict(self, X):
         """Predicted classes, a ``pandas.Categorical`` of the training labels."""
-        return pd.Categorical(self._fitted().predict(X))
+        results, X = self._fitted_results(X)
+        return pd.Categorical(results.predict(X))
 
     def decision_function(self, X):
-        """Decision values, ndarray (m, K-1)."""
-        return self._fitted().decision_function(X)
-
-    def __sklearn_clone__(self):
-        """``clone``: a new unfitted wrapper with the same name and options."""
-        return type(self)(self.name, **self.get_params())
+        """Decision values, ndarray (m, K-1) (:meth:`boundary_decision`)."""
+        return self.boundary_decision(X)
 
     def __repr__(self, N_CHAR_MAX=700):
         shown = ", ".join(f"{k}={v!r}" for k, v in self.get_params().items())

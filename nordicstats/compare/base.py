@@ -8,7 +8,7 @@ returns a results object with ``predict(X)``, ``decision_function(X)``,
 
 Decision values follow the NORDIC convention: an ``(n, K-1)`` array whose
 column ``k`` is positive when the observation is placed above boundary ``k``,
-and the class is ``#{k : f_k(x) >= 0}`` (:func:`nordicstats.solvers.problem.predict_codes`).
+and the class is ``#{k : f_k(x) >= 0}`` (:func:`nordicstats.class_rule.predict_codes`).
 """
 
 from __future__ import annotations

@@ -30,9 +30,9 @@ the ordering).  With ``A`` the ``n x |P|`` matrix ``A[i, (i,k)] = y_i^(k)``,
 
 and ``w = sum_i a_i phi(x_i)``.  It is solved by PIQP's dense interior point
 (the box as variable bounds) or with quadprog (a relative ridge ``rho`` plus
-proximal-point refinements that remove its bias, as in
-:mod:`nordicstats.solvers.qp`); the thresholds then solve the primal LP with
-``w`` fixed (HiGHS), which also enforces their order.
+proximal-point refinements that remove its bias: the one loop of
+:func:`nordicstats.solvers.proximal.solve_proximal_quadprog`); the thresholds then
+solve the primal LP with ``w`` fixed (HiGHS), which also enforces their order.
 """
 
 from __future__ import annotations
@@ -42,12 +42,12 @@ import time
 
 import numpy as np
 import pandas as pd
-import quadprog
 from scipy import sparse
 from scipy.optimize import linprog
 
 from nordicstats.compare.base import CompetitorModel, CompetitorResults, KernelSpec
 from nordicstats.exceptions import SolverError, missing_dependency
+from nordicstats.solvers.proximal import solve_proximal_quadprog
 
 __all__ = ["ChuKeerthi", "ChuKeerthiResults", "pair_set"]
 
@@ -224,24 +224,13 @@ def _dual_by_piqp(H, E, n_eq, C):
 
 
 def _dual_by_quadprog(G, E, n_eq, C, rho, refinements):
-    """The dual by quadprog with ridge ``rho`` and proximal-point refinements."""
+    """The dual by quadprog with ridge ``rho`` and proximal-point refinements (box as 2m rows)."""
     m = G.shape[0]
     Cmat = np.hstack([E, np.eye(m), -np.eye(m)])
     bvec = np.concatenate([np.zeros(E.shape[1]), np.zeros(m), -C * np.ones(m)])
-    x = np.zeros(m)
-    iterations = 0
-    for step in range(1 + max(0, refinements)):
-        try:
-            sol = quadprog.solve_qp(G, np.ones(m) + rho * x, Cmat, bvec, n_eq)
-        except ValueError as exc:
-            raise SolverError(f"quadprog failed on the Chu-Keerthi dual: {exc}. Try a larger "
-                              "ridge (e.g. ridge=1e-5).", solver="quadprog",
-                              status=str(exc)) from exc
-        moved = float(np.max(np.abs(sol[0] - x)))
-        x = sol[0]
-        iterations += int(sol[3][0])
-        if step and moved <= 1e-10 * max(1.0, C):
-            break
+    x, iterations, _ = solve_proximal_quadprog(
+        G, np.ones(m), Cmat, bvec, n_eq, rho, refinements, C,
+        problem_name="the Chu-Keerthi dual", ridge_hint="e.g. ridge=1e-5")
     return np.clip(x, 0.0, C), iterations
 
 

@@ -15,7 +15,7 @@ import numbers
 
 import numpy as np
 
-from nordicstats.solvers.problem import count_crossings
+from nordicstats.class_rule import count_crossings
 
 __all__ = ["plot_boundaries", "boundary_grid"]
 

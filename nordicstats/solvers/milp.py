@@ -70,6 +70,7 @@ import numpy as np
 from scipy import sparse
 from scipy.optimize import linprog
 
+from nordicstats.class_rule import count_crossings
 from nordicstats.exceptions import (
     ConvergenceWarning,
     SolverError,
@@ -79,7 +80,7 @@ from nordicstats.exceptions import (
 from nordicstats.solvers.certificate import certify_mip
 from nordicstats.solvers.l1svm_lp import HIGHS_OPTIONS, BoundaryLP
 from nordicstats.solvers.lazy_mip import branch_on_crossings
-from nordicstats.solvers.problem import NordicProblem, count_crossings
+from nordicstats.solvers.problem import NordicProblem
 from nordicstats.solvers.result import SolverResult
 
 __all__ = ["solve_nordic2_scip", "RelaxationPath", "FORMULATIONS", "WARM_STARTS", "SIGN_MARGIN"]

@@ -31,6 +31,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from nordicstats.class_rule import count_crossings
+
 __all__ = ["NordicProblem", "METHODS", "METHOD_NAMES", "NONCROSSING"]
 
 #: The NORDIC methods, and their names in the paper (summaries, plots).
@@ -158,34 +160,3 @@ class NordicProblem:
     def training_crossings(self, omega, b, coef=None):
         """Number of training rows whose sign sequence over k is not non-increasing."""
         return int(count_crossings(self.decision_values(omega, b, coef)).sum())
-
-
-def count_crossings(F):
-    """Boolean per row: does the sign sequence of f_1..f_{K-1} increase somewhere?
-
-    The prediction set of boundary k is {1..k} when f_k < 0 and {k+1..K}
-    otherwise (paper, Section 2.2); their intersection is empty exactly when a
-    nonnegative f_{k+1} follows a negative f_k for some k.
-
-    Examples
-    --------
-    >>> count_crossings(np.array([[1.0, -1.0], [-1.0, 1.0]])).tolist()
-    [False, True]
-    """
-    positive = np.asarray(F) >= 0
-    return np.any(~positive[:, :-1] & positive[:, 1:], axis=1)
-
-
-def predict_codes(F):
-    """Level codes from decision values: the number of boundaries with f_k(x) >= 0.
-
-    With noncrossing boundaries this is the unique class in the intersection
-    of the K-1 prediction sets; with crossing (BSVM) it is Frank & Hall's
-    counting rule, which still returns one of the K levels.
-
-    Examples
-    --------
-    >>> predict_codes(np.array([[2.0, 0.5], [1.0, -1.0], [-3.0, -4.0]])).tolist()
-    [2, 1, 0]
-    """
-    return np.sum(np.asarray(F) >= 0, axis=1).astype(int)

@@ -31,8 +31,9 @@ that the default does not move the optimum (1e-12 gave wrong answers on these
 machines, 1e-6 gave the objective to ~1e-8; see
 ``docs/notes/solvers.md``).  A few proximal-point
 refinements ``theta <- argmin 1/2 theta'(H + rho I)theta - (a + rho theta_prev)'theta``
-remove the ridge's bias.  The intercepts come from the LP with omega fixed that
-the paper describes (Section 3.3), solved with HiGHS.
+remove the ridge's bias (:func:`nordicstats.solvers.proximal.solve_proximal_quadprog`).
+The intercepts come from the LP with omega fixed that the paper describes
+(Section 3.3), solved with HiGHS.
 """
 
 from __future__ import annotations
@@ -40,12 +41,12 @@ from __future__ import annotations
 import time
 
 import numpy as np
-import quadprog
 from scipy import sparse
 from scipy.optimize import linprog
 
 from nordicstats.exceptions import SolverError
 from nordicstats.solvers.certificate import certified_result
+from nordicstats.solvers.proximal import solve_proximal_quadprog
 
 __all__ = ["solve_quadprog", "solve_dual_quadprog", "solve_primal_quadprog", "fit_intercepts",
            "dual_layout"]
@@ -158,37 +159,18 @@ def solve_dual_quadprog(problem, ridge=None, refinements=DEFAULT_REFINEMENTS):
     Cmat = np.hstack([Ef.T, Cineq[:, used]])
     bvec = np.concatenate([np.zeros(Ef.shape[0]), bineq[used]])
     theta = np.zeros(size)
-    theta[free], iterations, _ = _prox_quadprog(G, a[free], Cmat, bvec, Ef.shape[0], rho,
-                                                refinements, problem, problem.C)
+    theta[free], iterations, _ = solve_proximal_quadprog(
+        G, a[free], Cmat, bvec, Ef.shape[0], rho, refinements, problem.C, **_failure_text(problem))
     theta = _clip_to_bounds(theta, problem)
     omega = _omega_from_theta(problem, theta)
     b = fit_intercepts(problem, problem.gram @ omega)
     return _result(problem, theta, omega, b, H, a, iterations, time.perf_counter() - start, rho)
 
 
-def _prox_quadprog(G, a, Cmat, bvec, meq, rho, refinements, problem, scale):
-    """Minimise 1/2 x'(G - rho I)x - a'x by proximal-point steps on the ridged G.
-
-    Each step solves min 1/2 x'G x - (a + rho x_prev)'x, whose fixed points are
-    exactly the minimisers of the unridged problem; the loop stops when x moves
-    by less than 1e-9 * max(1, scale).
-    """
-    x = np.zeros(G.shape[0])
-    iterations = 0
-    for step in range(1 + max(0, int(refinements))):
-        try:
-            sol = quadprog.solve_qp(G, a + rho * x if step else a, Cmat, bvec, meq)
-        except ValueError as exc:
-            raise SolverError(
-                f"quadprog failed on the {problem.method} problem: {exc}. Try a larger ridge "
-                "(solver_options={'ridge': 1e-5}) or another solver.",
-                solver="quadprog", status=str(exc)) from exc
-        moved = np.max(np.abs(sol[0] - x)) if x.size else 0.0
-        x = sol[0]
-        iterations += int(sol[3][0])
-        if step and moved <= 1e-9 * max(1.0, scale):
-            break
-    return x, iterations, sol[4]
+def _failure_text(problem):
+    """What is solved and how to enlarge the ridge, for quadprog's error message."""
+    return {"problem_name": f"the {problem.method} problem",
+            "ridge_hint": "solver_options={'ridge': 1e-5}"}
 
 
 def _alpha_bounds(problem):
@@ -336,8 +318,9 @@ def solve_primal_quadprog(problem, ridge=None, refinements=DEFAULT_REFINEMENTS):
     if problem.method != "bsvm" and m > 1:
         columns.append(_ordering_columns(problem, size))
         rhs.append(np.zeros(columns[-1].shape[1]))
-    x, iterations, lagrange = _prox_quadprog(G, a, np.hstack(columns), np.concatenate(rhs), 0,
-                                             rho, refinements, problem, problem.C)
+    x, iterations, lagrange = solve_proximal_quadprog(
+        G, a, np.hstack(columns), np.concatenate(rhs), 0, rho, refinements, problem.C,
+        **_failure_text(problem))
     omega = x[:nw].reshape(m, n).T
     b = fit_intercepts(problem, K @ omega)
     return certified_result(

@@ -19,7 +19,7 @@ next class with positive probability minimises the absolute risk; we return
 the lower one, the usual lower median ``min{k : F_k >= 1/2}`` (the generalised
 inverse of the distribution function).  Equivalently the ordinal rule is
 ``#{k : P(Y > k) > 1/2}``, the number of boundaries whose Bayes sign is
-strictly positive.  (:func:`nordicstats.solvers.problem.predict_codes` counts
+strictly positive.  (:func:`nordicstats.class_rule.predict_codes` counts
 ``f_k >= 0`` as "above", so a decision value of exactly zero sits on the upper
 side; at such a tie both choices have the same risk.)  Probabilities within
 ``1e-12`` of a tie are treated as tied, so rounding in a cumulative sum cannot
