@@ -3,7 +3,8 @@
 ## ordered_logit() (proportional odds, MASS::polr's sign convention).
 
 ordinal_svr <- function(formula, data, kernel = c("rbf", "linear", "poly"), C = 1,
-                        gamma = NULL, epsilon = 0.1, scale = FALSE, ..., subset, na.action)
+                        gamma = NULL, epsilon = 0.1, scale = FALSE, ..., weights, subset,
+                        na.action)
 {
     call <- match.call()
     if (missing(kernel)) kernel <- kernel[1L]
@@ -13,7 +14,7 @@ ordinal_svr <- function(formula, data, kernel = c("rbf", "linear", "poly"), C = 
     .fit_formula("svr", "ordinal_svr", call, mf, args)
 }
 
-ordered_logit <- function(formula, data, ..., subset, na.action)
+ordered_logit <- function(formula, data, ..., weights, subset, na.action)
 {
     call <- match.call()
     mf <- .model_frame(match.call(expand.dots = FALSE), parent.frame())

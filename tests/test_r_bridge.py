@@ -234,5 +234,5 @@ def test_python_m_nordicstats_r_behaves_like_rscript(r_env, tmp_path):
                   'library(nordicstats); nordic(y ~ x, data.frame(x = 1:3, y = 1:3), C = -1)'],
                  r_env)
     assert fail.returncode == 1
-    assert "The 'C' parameter of NORDIC must be a float" in fail.stderr
+    assert "The 'C' argument of nordic() must be a number" in fail.stderr
     assert "Execution halted" in fail.stderr
