@@ -191,6 +191,34 @@ def test_r_predictions_equal_python_predictions_exactly(embedded):
     assert list(cls.categories) == ["bad", "fair", "good"] and cls.ordered
 
 
+@pytest.mark.parametrize("protocol", ["cv", "holdout"])
+def test_tune_nordic_chooses_what_python_tune_chooses(embedded, protocol):
+    """Balance scale at the paper's n = 208: same grid scores, same C and width."""
+    from nordicstats.datasets import load_balance_scale, stratified_split
+    from nordicstats.r import py_to_r, r_to_py
+    from nordicstats.tuning import tune
+
+    data = load_balance_scale()
+    train, tuning, _ = stratified_split(data["balance"], [208, 208], random_state=0)
+    embedded.globalenv["train"] = py_to_r(data.iloc[train].reset_index(drop=True))
+    embedded.globalenv["tuning"] = py_to_r(data.iloc[tuning].reset_index(drop=True))
+    extra = "seed = 1" if protocol == "cv" else "tune_data = tuning"
+    r_eval(embedded, f"tuned <- nordicstats::tune_nordic(balance ~ ., "
+                     f"data = train, {extra})")
+    X, y = data.drop(columns="balance"), data["balance"]
+    holdout = ({"cv": 5, "random_state": 1} if protocol == "cv" else
+               {"X_tune": X.iloc[tuning], "y_tune": y.iloc[tuning]})
+    expected = tune("nordic1", X.iloc[train], y.iloc[train], refit=False, **holdout)
+    best = r_to_py(r_eval(embedded, "tuned$best.parameters"))
+    assert best.iloc[0].to_dict() == expected.best_params
+    scores = r_to_py(r_eval(embedded, "tuned$performances"))
+    np.testing.assert_array_equal(scores["score"], expected.scores["score"])
+    np.testing.assert_array_equal(scores["gamma"], expected.scores["gamma"])
+    # the refitted model is nordic() at the chosen C and width
+    assert r_eval(embedded, "tuned$best.model$C")[0] == expected.best_params["C"]
+    assert r_eval(embedded, "tuned$best.model$gamma")[0] == expected.best_params["gamma"]
+
+
 # ----------------------------------------------------------------------------- R processes
 def test_testthat_suite_passes(r_env):
     run = run_r([RSCRIPT, "-e", 'testthat::test_dir("tests/testthat", package = "nordicstats", '
