@@ -26,7 +26,8 @@ tidy.nordic <- function(x, conf.int = FALSE, conf.level = 0.95, ...)
 
 tidy.ordered_logit <- function(x, conf.int = FALSE, conf.level = 0.95, ...) {
     out <- .tidy_fit(x, "coef.type", conf.int, conf.level)
-    out$coef.type <- c(coefficients = "coefficient", thresholds = "threshold")[out$coef.type]
+    out$coef.type <- unname(c(coefficients = "coefficient",
+                              thresholds = "threshold")[out$coef.type])
     out
 }
 

@@ -12,8 +12,8 @@ tune_nordic <- function(formula, data, method = c("nordic1", "nordic0", "nordic2
     method <- match.arg(method)
     kernel <- match.arg(kernel)
     dots <- list(...)
-    if (is.character(scoring)) scoring <- match.arg(scoring)
-    if (missing(scoring) && !is.null(dots$cost)) scoring <- dots$cost
+    if (missing(scoring) && !is.null(dots$cost)) scoring <- dots$cost  # the fit's own loss
+    else if (is.character(scoring)) scoring <- match.arg(scoring)
     .check_number_vector(C, "C")
     if (!is.null(gamma)) .check_number_vector(gamma, "gamma")
     if (is.null(seed)) seed <- sample.int(.Machine$integer.max, 1L)  # set.seed() decides

@@ -233,14 +233,25 @@ def _no_se_reason(res):
     return None
 
 
+def _linear_fit(key, what):
+    """The fit ``key``; a kernel NORDIC fit raises, since ``what`` needs coefficients."""
+    res = _get(key)
+    kernel = getattr(res.model, "kernel", None)
+    if isinstance(res.model, NORDIC) and not kernel.is_linear:
+        raise ValueError(f"{what} needs a nordic() fit with kernel = \"linear\": this fit used "
+                         f"the {kernel.describe()} kernel, whose boundaries have no "
+                         "coefficients (hence no standard errors or tests).")
+    return res
+
+
 def vcov_model(key):
     """``cov_params()`` of the fit as a matrix with the parameter names."""
-    return _as_matrix(_get(key).cov_params(), "cov_params()")
+    return _as_matrix(_linear_fit(key, "vcov()").cov_params(), "cov_params()")
 
 
 def confint_model(key, level=0.95):
     """``conf_int(alpha = 1 - level)`` of the fit as a two-column matrix."""
-    res = _get(key)
+    res = _linear_fit(key, "confint()")
     if isinstance(level, bool) or not isinstance(level, (int, float)) or not 0 < level < 1:
         raise ValueError(f"level must be a number in (0, 1); got {level!r}.")
     return _as_matrix(res.conf_int(alpha=1.0 - level), "conf_int()")
@@ -248,7 +259,7 @@ def confint_model(key, level=0.95):
 
 def parallel_test_model(key):
     """``test_parallel()`` of a linear NORDIC fit: statistic, df, p-value and method text."""
-    res = _get(key)
+    res = _linear_fit(key, "parallel_test()")
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         test = res.test_parallel()
@@ -266,10 +277,9 @@ def parallel_test_model(key):
 def _parallel_unavailable(res):
     """Why the parallel test has no statistic: the boundaries whose intervals are withheld."""
     sources = res.cov_sources
-    withheld = [f"{name} ({row.reason or row.estimator})" for name, row in sources.iterrows()
-                if not row.intervals]
+    withheld = [str(name) for name, row in sources.iterrows() if not row.intervals]
     return ("the test needs standard errors with intervals for at least two boundaries, and "
-            f"they are withheld for {', '.join(withheld)}; see summary() for why.")
+            f"they are withheld for {', '.join(withheld)} (summary() gives the reasons).")
 
 
 def _flat_labels(index):

@@ -7,10 +7,11 @@ sees it: ``"The 'C' argument of nordic() must be a number in (0, Inf). Got -1
 instead."``.  The rewriting is textual and conservative: Python class names become
 the R functions that build them, Python argument names (``which``, ``endog``,
 ``exog``, ``sample_weight``) the R ones, Python literals (``True``, ``None``,
-``['a', 'b']``, ``inf``) R literals, and method names (``cov_params()``) the R
-generics.  The Python class of an error stays available to R as the condition's
-class (``tryCatch(..., ValueError = )``), its traceback in the condition's
-``traceback`` field, never in the message.
+``['a', 'b']``, ``inf``, ``np.float64(1.5)``) R literals, 0-based row numbers
+1-based ones, and method names (``cov_params()``) the R generics.  The Python
+class of an error stays available to R as the condition's class
+(``tryCatch(..., ValueError = )``), its traceback in the condition's ``traceback``
+field, never in the message.
 """
 
 from __future__ import annotations
@@ -44,7 +45,7 @@ _WORDS = (
     (r"\bDataFrame\b", "data frame"),
     (r"\bcov_params\(\)", "vcov()"),
     (r"\bconf_int\(\)", "confint()"),
-    (r"\btest_parallel\(\)", "parallel_test()"),
+    (r"\btest_parallel\b(\(\))?", "parallel_test()"),
     (r"\bsummary_frame\(\)", "summary()"),
     (r"\ba float\b", "a number"),
     (r"\ban int\b", "a whole number"),
@@ -53,6 +54,9 @@ _WORDS = (
     (r"\bNone\b", "NULL"),
     (r"(?<![\w.])inf\b", "Inf"),
     (r"('[\w.]+') parameter\b", r"\1 argument"),
+    (r"\bnp\.\w+\(([^()]*)\)", r"\1"),
+    (r"\brow (\d+)\b", lambda m: f"row {int(m.group(1)) + 1}"),  # Python counts from 0
+    (r"\. Check mle_retvals\b", "."),
 )
 _CLASS = re.compile(r"\b(" + "|".join(sorted(R_FUNCTIONS, key=len, reverse=True)) + r")\b"
                     r"(?![(-])")
