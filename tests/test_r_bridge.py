@@ -191,6 +191,47 @@ def test_r_predictions_equal_python_predictions_exactly(embedded):
     assert list(cls.categories) == ["bad", "fair", "good"] and cls.ordered
 
 
+def _nordic_has_probabilities():
+    import inspect
+
+    from nordicstats.model import NORDIC
+    return "probability" in inspect.signature(NORDIC.fit).parameters
+
+
+@pytest.mark.parametrize("family", ["nordic", "ordered_logit"])
+def test_r_probabilities_equal_python_probabilities(embedded, family):
+    """predict(type = "probs") is Python's predict(which="proba"), levels as columns."""
+    from nordicstats.compare import OrderedLogit
+    from nordicstats.model import NORDIC
+    from nordicstats.r import r_to_py
+
+    if family == "nordic" and not _nordic_has_probabilities():
+        pytest.skip("NORDIC.fit(probability=True) is not in this version of the Python side")
+    extra = ", kernel = \"linear\", probability = TRUE" if family == "nordic" else ""
+    r_eval(embedded, f"""
+        set.seed(12)
+        d <- data.frame(x1 = rnorm(120), x2 = rnorm(120))
+        d$y <- cut(d$x1 - d$x2 + rnorm(120, sd = 0.6), c(-Inf, -0.6, 0.6, Inf),
+                   labels = c("bad", "fair", "good"), ordered_result = TRUE)
+        new <- data.frame(x1 = seq(-2, 2, length.out = 9), x2 = rep(c(-1, 0, 1), 3))
+        fit <- nordicstats::{family}(y ~ x1 + x2, data = d{extra})
+        probs <- predict(fit, newdata = new, type = "probs")
+    """)
+    d = r_to_py(embedded.globalenv["d"])
+    new = r_to_py(embedded.globalenv["new"])[["x1", "x2"]]
+    if family == "nordic":
+        res = NORDIC(d["y"], d[["x1", "x2"]], kernel="linear").fit(probability=True)
+        which = "proba"
+    else:
+        res = OrderedLogit(d["y"], d[["x1", "x2"]]).fit()
+        which = "proba" if "proba" in res._predictions() else "prob"
+    expected = res.predict(new, which=which)
+    got = r_to_py(embedded.globalenv["probs"])
+    assert list(got.columns) == ["bad", "fair", "good"]
+    np.testing.assert_allclose(np.asarray(got, dtype=float), expected.to_numpy(), rtol=0,
+                               atol=1e-12)
+
+
 @pytest.mark.parametrize("protocol", ["cv", "holdout"])
 def test_tune_nordic_chooses_what_python_tune_chooses(embedded, protocol):
     """Balance scale at the paper's n = 208: same grid scores, same C and width."""
