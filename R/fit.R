@@ -22,14 +22,10 @@
 ## to re-create the Python fit is kept in `$state` (see .ensure_fit()).
 .fit_formula <- function(family, class, call, mf, args) {
     terms <- attr(mf, "terms")
-    X <- .design_matrix(terms, mf)
-    response <- deparse1(terms[[2L]])
-    y <- .check_response(model.response(mf), response, call)
-    names(y) <- NULL
-    rownames(X) <- NULL
-    w <- model.weights(mf)
-    if (!is.null(w)) args$weights <- as.numeric(w)
-    state <- list(family = family, y = y, X = X, args = args, response = response)
+    data <- .model_data(mf, call)
+    X <- data$X
+    if (!is.null(data$weights)) args$weights <- data$weights
+    state <- list(family = family, y = data$y, X = X, args = args, response = data$response)
     fit <- .py_list("fit_model", state, call)
     fit$call <- call
     fit$terms <- terms
@@ -37,10 +33,22 @@
     fit$xlevels <- .getXlevels(terms, mf)
     fit$contrasts <- attr(X, "contrasts")
     fit$na.action <- attr(mf, "na.action")
-    fit$response <- response
+    fit$response <- data$response
     fit$state <- state
     class(fit) <- c(class, "nordicstats_fit")
     fit
+}
+
+## What Python gets from a model frame: the response (checked), the design matrix
+## without row names, the case weights (or NULL) and the response's name.
+.model_data <- function(mf, call) {
+    terms <- attr(mf, "terms")
+    response <- deparse1(terms[[2L]])
+    X <- .design_matrix(terms, mf)
+    rownames(X) <- NULL
+    w <- model.weights(mf)
+    list(y = unname(.check_response(model.response(mf), response, call)), X = X,
+         weights = if (!is.null(w)) as.numeric(w), response = response)
 }
 
 ## The response must say its order: an ordered factor, or numbers.  Unordered factors,

@@ -18,19 +18,15 @@ tune_nordic <- function(formula, data, method = c("nordic1", "nordic0", "nordic2
     if (!is.null(gamma)) .check_number_vector(gamma, "gamma")
     if (is.null(seed)) seed <- sample.int(.Machine$integer.max, 1L)  # set.seed() decides
     mf <- .model_frame(match.call(expand.dots = FALSE), parent.frame())
-    terms <- attr(mf, "terms")
-    response <- deparse1(terms[[2L]])
-    y <- .check_response(model.response(mf), response, call)
-    X <- .design_matrix(terms, mf)
-    holdout <- if (is.null(tune_data)) list() else .tuning_set(terms, tune_data, mf, response,
-                                                               call)
-    w <- model.weights(mf)
+    data <- .model_data(mf, call)
+    holdout <- if (is.null(tune_data)) list()
+               else .tuning_set(attr(mf, "terms"), tune_data, mf, data$response, call)
     out <- .py_list("tune_model", c(list(
-        y = unname(y), X = unname(X), args = c(list(method = method, kernel = kernel), dots),
+        y = data$y, X = data$X, args = c(list(method = method, kernel = kernel), dots),
         C = as.numeric(C), gamma = if (!is.null(gamma)) as.numeric(gamma),
         quantiles = as.numeric(width_quantiles), folds = as.integer(folds),
-        seed = as.integer(seed), scoring = scoring,
-        weights = if (!is.null(w)) as.numeric(w), response = response), holdout), call)
+        seed = as.integer(seed), scoring = scoring, weights = data$weights,
+        response = data$response), holdout), call)
     best <- out$best
     fit <- NULL
     if (refit) {
