@@ -43,9 +43,11 @@ glance.nordic <- function(x, ...)
                    objective = x$objective, crossing.rate = x$crossing_rate,
                    n.support = sum(x$n_support), nobs = x$nobs)
 
-glance.ordered_logit <- function(x, ...)
-    tibble::tibble(edf = length(x$coefficients) + length(x$zeta), logLik = x$logLik,
-                   AIC = x$aic, BIC = x$bic, deviance = -2 * x$logLik, nobs = x$nobs)
+glance.ordered_logit <- function(x, ...) {
+    ll <- logLik(x)
+    tibble::tibble(edf = attr(ll, "df"), logLik = as.numeric(ll), AIC = stats::AIC(ll),
+                   BIC = stats::BIC(ll), deviance = -2 * as.numeric(ll), nobs = x$nobs)
+}
 
 glance.ordinal_svr <- function(x, ...)
     tibble::tibble(kernel = x$kernel, C = x$C, epsilon = x$epsilon,

@@ -91,3 +91,12 @@ print.summary.ordered_logit <- function(x, digits = max(3L, getOption("digits") 
 }
 
 coef.ordered_logit <- function(object, ...) object$coefficients
+
+## The maximised log-likelihood (Python's), so that AIC() and BIC() work as for polr:
+## with case weights the number of observations is their sum, as in MASS::polr.
+logLik.ordered_logit <- function(object, ...)
+{
+    w <- object$state$args$weights
+    structure(object$logLik, df = length(object$coefficients) + length(object$zeta),
+              nobs = if (is.null(w)) object$nobs else sum(w), class = "logLik")
+}

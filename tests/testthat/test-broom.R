@@ -41,6 +41,9 @@ test_that("tidy(ordered_logit) matches broom's tidy(polr) numbers", {
     expect_identical(nrow(g), 1L)
     expect_equal(g$logLik, as.numeric(logLik(ref)), tolerance = 1e-10)
     expect_equal(g$AIC, AIC(ref), tolerance = 1e-8)
+    expect_equal(g$BIC, BIC(ref), tolerance = 1e-8)
+    expect_equal(BIC(fit), BIC(ref), tolerance = 1e-8)
+    expect_identical(attr(logLik(fit), "df"), attr(logLik(ref), "df"))
     expect_equal(g$deviance, deviance(ref), tolerance = 1e-8)
 })
 
