@@ -144,6 +144,32 @@ def test_conversion_refuses_what_it_cannot_represent(embedded):
     assert list(out) == [2.0**40, 1.0]
 
 
+# ----------------------------------------------------------------------------- wording
+@pytest.mark.parametrize("python, r", [
+    ("The 'C' parameter of NORDIC must be a float in (0, inf). Got -1 instead.",
+     "The 'C' argument of nordic() must be a number in (0, Inf). Got -1 instead."),
+    ("The 'which' parameter of predict must be one of ['class', 'decision'].",
+     "The 'type' argument of predict() must be one of c(\"class\", \"decision\")."),
+    ("exog column(s) ['x1'] are constant", "covariates column(s) c(\"x1\") are constant"),
+    ("The 'scale' parameter of OrdinalSVR must be True or False. Got None instead.",
+     "The 'scale' argument of ordinal_svr() must be TRUE or FALSE. Got NULL instead."),
+    ("Got -1.0 at row 0 (3 bad value(s))", "Got -1.0 at row 1 (3 bad value(s))"),
+    ("row 4 sums to np.float64(1.1)", "row 5 sums to 1.1"),
+    ("NORDICResults has no cov_params(); see test_parallel()",
+     "the nordic() fit has no vcov(); see parallel_test()"),
+    ("The 'weights' parameter of tune: sample_weight, n_splits=3, random_state",
+     "The 'weights' argument of tune_nordic(): weights, folds=3, seed"),
+    ("NORDIC-1 and NORDIC-2 fits; endog is ordered", "NORDIC-1 and NORDIC-2 fits; response "
+                                                     "is ordered"),
+    ("OrderedModel (bfgs) did not converge. Check mle_retvals",
+     "ordered_logit() (bfgs) did not converge."),
+])
+def test_python_messages_are_reworded_for_r(python, r):
+    from nordicstats.r.wording import r_message
+
+    assert r_message(python) == r
+
+
 # ----------------------------------------------------------------------------- calls
 def test_python_errors_and_warnings_become_r_conditions(embedded):
     from nordicstats.r import expose
