@@ -28,6 +28,7 @@ from nordicstats.compare import OrderedLogit, OrdinalSVR, make_classifier
 from nordicstats.data import binary_signs
 from nordicstats.model import NORDIC
 from nordicstats.r.convert import frame_to_matrix
+from nordicstats.r.wording import r_message
 from nordicstats.weighting import describe_weighting
 
 __all__ = ["API", "fit_model", "refit_model", "has_fit", "forget_fits", "predict_model",
@@ -222,25 +223,35 @@ def _cov_sources(res):
     return pd.DataFrame({"boundary": list(map(str, sources.index)),
                          "estimator": sources["estimator"].to_numpy(),
                          "intervals": sources["intervals"].to_numpy(dtype=bool),
-                         "reason": sources["reason"].to_numpy()})
+                         "reason": [r_message(r) for r in sources["reason"]]})
 
 
 def _no_se_reason(res):
+    if _is_kernel_nordic(res):
+        return _kernel_reason(res)
     try:
         res.cov_params()
     except Exception as exc:  # the results say why they have no covariance
-        return str(exc)
+        return r_message(exc)
     return None
+
+
+def _is_kernel_nordic(res):
+    return isinstance(res.model, NORDIC) and not res.model.kernel.is_linear
+
+
+def _kernel_reason(res):
+    return (f"this fit used the {res.model.kernel.describe()} kernel, whose boundaries have "
+            "no coefficients (hence no standard errors or tests); fit kernel = \"linear\" "
+            "for inference.")
 
 
 def _linear_fit(key, what):
     """The fit ``key``; a kernel NORDIC fit raises, since ``what`` needs coefficients."""
     res = _get(key)
-    kernel = getattr(res.model, "kernel", None)
-    if isinstance(res.model, NORDIC) and not kernel.is_linear:
-        raise ValueError(f"{what} needs a nordic() fit with kernel = \"linear\": this fit used "
-                         f"the {kernel.describe()} kernel, whose boundaries have no "
-                         "coefficients (hence no standard errors or tests).")
+    if _is_kernel_nordic(res):
+        raise ValueError(f"{what} needs a nordic() fit with kernel = \"linear\": "
+                         + _kernel_reason(res))
     return res
 
 
@@ -271,7 +282,7 @@ def parallel_test_model(key):
     else:
         reason = _parallel_unavailable(res)
     return {"statistic": statistic, "df": int(test.df), "p_value": float(test.pvalue),
-            "method": str(test.title), "reason": reason}
+            "method": r_message(test.title), "reason": reason}
 
 
 def _parallel_unavailable(res):

@@ -87,3 +87,30 @@ test_that("errors keep the Python class for tryCatch, the traceback out of the m
                      "The 'C' argument of nordic() must be a number in (0, Inf). Got -1.0 instead.")
     expect_match(err$traceback, "Traceback")
 })
+
+test_that("printed summaries and tests use R's vocabulary too", {
+    skip_without_python()
+    d <- make_ordinal_data(n = 60)
+    set.seed(2)
+    noise <- data.frame(x1 = rnorm(150), x2 = rnorm(150),
+                        y = factor(sample(c("a", "b", "c"), 150, TRUE), ordered = TRUE))
+    warned <- character()
+    out <- withCallingHandlers(capture.output(
+        print(summary(nordic(y ~ x1 + x2, data = d))),
+        print(summary(nordic(y ~ x1 + x2, data = d, kernel = "linear"))),
+        print(summary(ordinal_svr(y ~ x1 + x2, data = d))),
+        print(summary(ordered_logit(y ~ x1 + x2, data = d))),
+        print(parallel_test(nordic(y ~ x1 + x2, data = d, kernel = "linear"))),
+        print(parallel_test(nordic(y ~ x1 + x2, data = noise, kernel = "linear"))),
+        print(summary(tune_nordic(y ~ x1, data = d, C = c(1, 2), folds = 3, seed = 1)))),
+        warning = function(w) {
+            warned <<- c(warned, conditionMessage(w))
+            invokeRestart("muffleWarning")
+        })
+    expect_true(any(grepl("fit kernel = \"linear\" for inference", out)))
+    expect_true(any(grepl("^Not available:", out)))
+    for (line in c(out, warned))
+        for (word in python_words)
+            expect_false(grepl(word, line, perl = TRUE),
+                         label = sprintf("'%s' in \"%s\"", word, line))
+})
