@@ -12,6 +12,7 @@ tune_nordic <- function(formula, data, method = c("nordic1", "nordic0", "nordic2
     method <- match.arg(method)
     kernel <- match.arg(kernel)
     dots <- list(...)
+    if (isFALSE(dots$probability)) dots$probability <- NULL  # nordic()'s default
     if (missing(scoring) && !is.null(dots$cost)) scoring <- dots$cost  # the fit's own loss
     else if (is.character(scoring)) scoring <- match.arg(scoring)
     .check_number_vector(C, "C")

@@ -67,6 +67,8 @@ test_that("no error or warning message uses Python's vocabulary", {
         quote(.py("refit_model", key = "messages", state = lin$state,
                   fitted_decision = lin$fitted_decision + 1))
     )
+    grDevices::pdf(NULL)                        # plot() paths draw nowhere
+    on.exit(grDevices::dev.off())
     for (p in paths) {
         msgs <- messages_of(eval(p))
         if (nzchar(Sys.getenv("NORDICSTATS_SHOW_MESSAGES"))) cat(deparse1(p), msgs, sep = "\n  ")
