@@ -8,6 +8,8 @@
   scipy on the natural parameterisation.
 """
 
+import warnings
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -360,3 +362,20 @@ def test_competitor_case_weights_are_checked():
         OrderedLogit(y, X, weights=np.r_[-1.0, np.ones(29)])
     with pytest.raises(ValueError, match="one weight per row"):
         OrdinalSVR(y, X, weights=np.ones(3))
+
+
+def test_ordered_logit_with_large_case_weights_converges():
+    # counts of the size of MASS::housing's (sum 1681 over 9 rows): statsmodels minimises
+    # -loglike / rows, so the gradient tolerance must scale with sum(w) / rows to stop
+    # where the fit to the repeated rows stops (it reported non-convergence before)
+    levels = ["Low", "Medium", "High"]
+    y = pd.Series(pd.Categorical(levels * 3, categories=levels, ordered=True))
+    group = np.repeat(["a", "b", "c"], 3)
+    X = pd.DataFrame({"b": (group == "b") * 1.0, "c": (group == "c") * 1.0})
+    w = np.array([282, 170, 180, 190, 180, 266, 95, 96, 222], dtype=float)
+    rows = np.repeat(np.arange(9), w.astype(int))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        weighted = OrderedLogit(y, X, weights=w).fit()
+        long = OrderedLogit(y.iloc[rows], X.iloc[rows]).fit()
+    np.testing.assert_allclose(weighted.params, long.params, atol=1e-6)

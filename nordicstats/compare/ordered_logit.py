@@ -87,7 +87,11 @@ class OrderedLogit(CompetitorModel):
                                          ordered=True))
         sm_model = _ordered_model(endog, exog, self.weights)
         if method in ("bfgs", "cg"):
-            kwargs.setdefault("gtol", gtol)
+            # statsmodels minimises -loglike / (rows); with case weights that is
+            # sum(w) / rows times the per-observation mean, so the tolerance scales alike
+            # (the stopping rule of the fit to the repeated rows)
+            scale = 1.0 if self.weights is None else self.weights.sum() / self.weights.size
+            kwargs.setdefault("gtol", gtol * scale)
         sm_res = sm_model.fit(method=method, maxiter=maxiter, disp=False, **kwargs)
         if not sm_res.mle_retvals.get("converged", True):
             warnings.warn(f"OrderedModel ({method}) did not converge in {maxiter} iterations; "
