@@ -15,6 +15,7 @@ from nordicstats._validation import check_choice, check_positive
 from nordicstats.data import binary_signs
 from nordicstats.kernels import check_gram, make_kernel
 from nordicstats.ordinal import OrdinalModel
+from nordicstats.probability import check_probability_kwds, cross_fit_decision, fit_calibration
 from nordicstats.results import NORDICResults
 from nordicstats.solvers import METHODS, NONCROSSING, NordicProblem, choose_solver, solve
 from nordicstats.weighting import check_case_weights, check_cost, hinge_weights
@@ -191,7 +192,8 @@ class NORDIC(OrdinalModel):
             problem = dataclasses.replace(problem, gram=self.gram)
         return problem
 
-    def fit(self, cov_type=None, cov_kwds=None, fitted_at=None, **solver_options):
+    def fit(self, cov_type=None, cov_kwds=None, fitted_at=None, probability=False,
+            probability_kwds=None, **solver_options):
         """Fit the model.
 
         Parameters
@@ -203,6 +205,16 @@ class NORDIC(OrdinalModel):
         fitted_at : datetime, optional
             Time stamp shown in the summary (default: now); set it for
             reproducible summaries.
+        probability : bool, default=False
+            Also fit the map from decision values to class probabilities
+            (:mod:`nordicstats.probability`), for ``predict(X, which="proba")`` and
+            ``predict(X, cost=...)``: the model is refitted on ``n_folds`` - 1 folds at a
+            time (same C and kernel width) and the map is fitted on the held-out
+            decision values, so this costs ``n_folds`` more fits.
+        probability_kwds : dict, optional
+            ``method`` ("logistic" (default): one slope, ordered offsets; "platt": per
+            boundary, projected onto the monotone set; "isotonic"), ``n_folds``
+            (default 5) and ``random_state`` (default 0, the fold assignment).
         **solver_options
             Override ``solver_options`` given to the constructor.
 
@@ -210,7 +222,36 @@ class NORDIC(OrdinalModel):
         -------
         NORDICResults
         """
+        if not isinstance(probability, (bool, np.bool_)):
+            raise ValueError(f"The 'probability' parameter of NORDIC.fit must be True or False. "
+                             f"Got {probability!r} instead.")
+        if probability_kwds is not None and not probability:
+            raise ValueError("probability_kwds is used only with probability=True; pass "
+                             "fit(probability=True, probability_kwds=...).")
+        kwds = check_probability_kwds(probability_kwds) if probability else None
         options = {**self.solver_options, **solver_options}
         solver_result = solve(self.build_problem(), solver=self.solver, **options)
+        calibration = self._calibrate(kwds, options) if probability else None
         return NORDICResults(self, solver_result, cov_type=cov_type, cov_kwds=cov_kwds,
-                             fitted_at=fitted_at)
+                             fitted_at=fitted_at, calibration=calibration)
+
+    def _calibrate(self, kwds, solver_options):
+        """Cross-fitted calibration map: refits on folds, the map on held-out f_k(x_i)."""
+        codes = self.response.codes
+
+        def held_out_decision(train, test):
+            fold = self._on_rows(train).fit(cov_type="none", **solver_options)
+            return fold.decision_function(self.exog[test])
+
+        F = cross_fit_decision(held_out_decision, codes, self.levels, kwds["n_folds"],
+                               kwds["random_state"])
+        calibration = fit_calibration(F, codes, self.weights, kwds["method"])
+        return dataclasses.replace(calibration, held_out=F, options=kwds)
+
+    def _on_rows(self, rows):
+        """The same specification on a subset of the training rows: codes as the response,
+        the kernel width of this fit (not re-derived from the subset), the checked cost."""
+        kwds = {**self._get_init_kwds(), "order": list(range(self.n_levels)),
+                "gamma": self.kernel.gamma, "cost": self.cost}
+        weights = None if self.weights is None else self.weights[rows]
+        return NORDIC(self.response.codes[rows], self.exog[rows], weights=weights, **kwds)

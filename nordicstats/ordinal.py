@@ -13,8 +13,12 @@ prediction are defined here once:
 * ``predict(X, which="class")``: the user's labels -- a ``pandas.Categorical``, or a
   categorical ``Series`` indexed like a DataFrame ``X``;
 * ``predict(X, which="decision")``: a DataFrame with one column per boundary (and
-  ``"prob"``, ``"score"`` where a model has them: a DataFrame, or a Series for one
-  number per row), indexed like a DataFrame ``X``.
+  ``"score"`` where a model has it: a Series, one number per row), indexed like a
+  DataFrame ``X``;
+* ``predict(X, which="proba")``: class probabilities, a DataFrame with one column per
+  level (rows summing to one), for the models that have them (the ordered logit;
+  NORDIC fitted with ``probability=True``); ``predict(X, cost=...)`` then gives the
+  level of least expected cost (:func:`~nordicstats.probability.cost_bayes_codes`).
 
 Rows of new data with a missing covariate get a missing prediction (a missing label,
 NaN decision values) and keep their place in the index, or raise with
@@ -35,7 +39,9 @@ from nordicstats.data import (
     encode_ordinal,
     weights_from_data,
 )
+from nordicstats.probability import cost_bayes_codes
 from nordicstats.solvers.problem import predict_codes
+from nordicstats.weighting import check_cost
 
 __all__ = ["OrdinalModel", "OrdinalResults", "PREDICT_MISSING"]
 
@@ -183,6 +189,13 @@ class OrdinalResults:
         """Predicted level codes 0..K-1: ``#{k : f_k(x) >= 0}`` (paper, Section 2.2)."""
         return predict_codes(self._decision(values))
 
+    def _require_probabilities(self):
+        """Raise when the fit has no class probabilities (``which="proba"``, ``cost=``)."""
+        if "proba" not in self._predictions():
+            raise ValueError(f"{type(self).__name__} gives no class probabilities, so "
+                             "which='proba' and cost= are not available; the ordered logit "
+                             "and NORDIC(...).fit(probability=True) give them.")
+
     def _predictions(self):
         """``which`` -> (function of a finite (m, d) array, column labels or None)."""
         return {"class": (self._codes, None),
@@ -218,8 +231,8 @@ class OrdinalResults:
         values, ok, _ = self._new_rows(X, missing)
         return _on_rows(self._decision, values, ok, len(self.boundary_names), np.nan)
 
-    def predict(self, X=None, which="class", missing="propagate"):
-        """Predicted levels, decision values (or a model's other predictions).
+    def predict(self, X=None, which="class", missing="propagate", cost=None):
+        """Predicted levels, decision values, class probabilities (or a model's other predictions).
 
         Parameters
         ----------
@@ -228,10 +241,17 @@ class OrdinalResults:
         which : str, default="class"
             ``"class"``: the user's labels (a categorical Series indexed like a
             DataFrame ``X``, else a ``pandas.Categorical``); ``"decision"``: a
-            DataFrame of f_k(x) with one column per boundary; models may offer more
-            (``"prob"`` for the ordered logit, ``"score"`` for the SVR).
+            DataFrame of f_k(x) with one column per boundary; ``"proba"``: a DataFrame
+            of P(Y = level | x) with one column per level (models with probabilities:
+            the ordered logit, which also accepts ``"prob"``, and NORDIC fitted with
+            ``probability=True``); ``"score"`` for the SVR.
         missing : {"propagate", "raise"}, default="propagate"
             Rows with a missing covariate get a missing prediction, or raise.
+        cost : array-like of shape (K, K) or pandas.DataFrame, optional
+            With ``which="class"``: the cost-weighted Bayes rule on the estimated class
+            probabilities, argmin_j sum_l p_l(x) cost[l, j] (``cost[true, predicted]``,
+            zero diagonal, rows nondecreasing away from it; a DataFrame labelled by the
+            levels); the lowest level on ties.
 
         Returns
         -------
@@ -241,8 +261,12 @@ class OrdinalResults:
         if which not in kinds:
             raise ValueError(f"The 'which' parameter of predict must be one of "
                              f"{list(kinds)}. Got {which!r} instead.")
-        values, ok, index = self._new_rows(X, missing)
         func, columns = kinds[which]
+        if which == "proba":
+            self._require_probabilities()
+        if cost is not None:
+            func = self._cost_rule(which, cost)
+        values, ok, index = self._new_rows(X, missing)
         if which == "class":
             labels = self.model.response.labels(_on_rows(func, values, ok, None, -1))
             return labels if index is None else pd.Series(labels, index=index,
@@ -251,6 +275,16 @@ class OrdinalResults:
         if columns is None:
             return pd.Series(out, index=index, name=which)
         return pd.DataFrame(out, columns=columns, index=index)
+
+    def _cost_rule(self, which, cost):
+        """Level codes of least expected cost under the estimated class probabilities."""
+        if which != "class":
+            raise ValueError(f"cost= applies to which='class' (the decision of least expected "
+                             f"cost); got which={which!r}. Drop cost= for other predictions.")
+        self._require_probabilities()
+        matrix = check_cost(cost, self.levels, owner="predict")
+        proba = self._predictions()["proba"][0]
+        return lambda values: cost_bayes_codes(proba(values), matrix)
 
 
 def _on_rows(func, values, ok, width, fill):

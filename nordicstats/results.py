@@ -40,6 +40,9 @@ class NORDICResults(OrdinalResults):
         "auto" (default for linear fits, computed on first use: the Bahadur sandwich
         where its validity diagnostics pass, the bootstrap per boundary where they
         fail), "bahadur", "bootstrap", or None (kernel fits, or ``cov_type="none"``).
+    calibration : nordicstats.probability.Calibration or None
+        The map from decision values to class probabilities, fitted on held-out
+        decision values by ``fit(probability=True)``; None otherwise.
 
     Notes
     -----
@@ -49,9 +52,11 @@ class NORDICResults(OrdinalResults):
     K-1 prediction sets whenever the boundaries do not cross at x.
     """
 
-    def __init__(self, model, solver_result, cov_type=None, cov_kwds=None, fitted_at=None):
+    def __init__(self, model, solver_result, cov_type=None, cov_kwds=None, fitted_at=None,
+                 calibration=None):
         self.model = model
         self.solver_result = solver_result
+        self.calibration = calibration
         self.fitted_at = fitted_at or _dt.datetime.now().replace(microsecond=0)
         self._init_covariance(cov_type, cov_kwds)
 
@@ -120,6 +125,20 @@ class NORDICResults(OrdinalResults):
         if self.model.kernel.is_linear:
             return X @ self._linear_weights() + b
         return self.model.kernel(X, self.model.exog) @ self.solver_result.dual_coef + b
+
+    def _proba(self, X):
+        """Class probabilities P(Y = level | x), (m, K), from the fitted calibration map."""
+        return self.calibration.class_probabilities(self._decision(X))
+
+    def _require_probabilities(self):
+        if self.calibration is None:
+            raise ValueError("This fit has no class probabilities: refit with "
+                             "fit(probability=True) (options in probability_kwds) to use "
+                             "which='proba' or cost=.")
+
+    def _predictions(self):
+        """Classes, decision values and class probabilities (``which="proba"``)."""
+        return {**super()._predictions(), "proba": (self._proba, list(self.levels))}
 
     def crossing_rate(self, X=None):
         """Share of rows whose sign sequence f_1, ..., f_{K-1} is not non-increasing.

@@ -11,6 +11,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.utils.metaestimators import available_if
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import _check_sample_weight, check_is_fitted, validate_data
 
@@ -41,6 +42,12 @@ class NORDICClassifier(ClassifierMixin, BaseEstimator):
     cost : array-like of shape (K, K) or pandas.DataFrame, optional
         Train with this cost matrix (cost[true, predicted]; see :class:`~nordicstats.NORDIC`):
         boundary k of a level-l case gets the hinge weight ``|cost[l, k+1] - cost[l, k]|``.
+    probability : bool, default=False
+        Fit the cross-fitted calibration map too (``NORDIC.fit(probability=True)``), which
+        enables :meth:`predict_proba`; costs ``n_folds`` more fits.
+    probability_kwds : dict, optional
+        ``method``, ``n_folds``, ``random_state`` of the calibration
+        (:func:`nordicstats.probability.check_probability_kwds`).
 
     Attributes
     ----------
@@ -61,7 +68,7 @@ class NORDICClassifier(ClassifierMixin, BaseEstimator):
 
     def __init__(self, method="nordic1", kernel="rbf", C=1.0, gamma=None, degree=3, coef0=1.0,
                  order=None, noncrossing=None, penalty=None, solver="auto", solver_options=None,
-                 cost=None):
+                 cost=None, probability=False, probability_kwds=None):
         self.method = method
         self.kernel = kernel
         self.C = C
@@ -74,6 +81,8 @@ class NORDICClassifier(ClassifierMixin, BaseEstimator):
         self.solver = solver
         self.solver_options = solver_options
         self.cost = cost
+        self.probability = probability
+        self.probability_kwds = probability_kwds
 
     def fit(self, X, y, sample_weight=None):
         """Fit the K-1 noncrossing boundaries.
@@ -110,7 +119,8 @@ class NORDICClassifier(ClassifierMixin, BaseEstimator):
                        noncrossing=self.noncrossing, penalty=self.penalty, solver=self.solver,
                        solver_options=self.solver_options, weights=sample_weight,
                        cost=self.cost)
-        self.results_ = model.fit()
+        self.results_ = model.fit(probability=self.probability,
+                                  probability_kwds=self.probability_kwds)
         self.classes_ = np.asarray(order)
         return self
 
@@ -128,3 +138,20 @@ class NORDICClassifier(ClassifierMixin, BaseEstimator):
         """Predicted labels: the number of boundaries with f_k(x) >= 0 indexes ``classes_``."""
         check_is_fitted(self)
         return self.classes_[predict_codes(self.boundary_decision(X))]
+
+    def _has_probability(self):
+        if not self.probability:
+            raise AttributeError("predict_proba is available when probability=True.")
+        return True
+
+    @available_if(_has_probability)
+    def predict_proba(self, X):
+        """Class probabilities, shape (n_samples, K), columns in ``classes_`` order.
+
+        From the calibration map fitted on held-out decision values
+        (:mod:`nordicstats.probability`): rows are nonnegative and sum to one, and the
+        cumulative probabilities P(Y > k) are nonincreasing in k at every x.
+        """
+        check_is_fitted(self)
+        X = validate_data(self, X, reset=False)
+        return self.results_.predict(X, which="proba").to_numpy()

@@ -25,7 +25,7 @@ ROOT = "nordicstats"
 LAYERS = {
     "nordicstats.exceptions": 0, "nordicstats._validation": 0, "nordicstats.data": 0,
     "nordicstats.kernels": 0, "nordicstats.metrics": 0, "nordicstats.datasets": 0,
-    "nordicstats.costs": 0, "nordicstats.weighting": 0,
+    "nordicstats.costs": 0, "nordicstats.weighting": 0, "nordicstats.probability": 0,
     "nordicstats.solvers": 1,
     "nordicstats.bootstrap": 2, "nordicstats.covariance": 2, "nordicstats.hypotheses": 2,
     "nordicstats.diagnostics": 2, "nordicstats.auto_covariance": 2,

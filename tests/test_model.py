@@ -117,6 +117,8 @@ def test_bad_data_get_clear_errors():
     with pytest.raises(ValueError, match="X has 3 columns but the model was fitted with 2"):
         res.predict(np.zeros((2, 3)))
     with pytest.raises(ValueError, match="'which' parameter of predict"):
+        res.predict(X, which="probability")
+    with pytest.raises(ValueError, match=r"refit with fit\(probability=True\)"):
         res.predict(X, which="proba")
     with pytest.raises(ValueError, match="'cov_type' parameter must be one of"):
         NORDIC(y, X).fit(cov_type="nonsense")

@@ -176,3 +176,86 @@ with warnings.catch_warnings():
     warnings.simplefilter("ignore")
     clf = make_classifier("nordic1", C=1.0).fit(X.iloc[train], y.iloc[train])
 paper_confusion(y.iloc[test], clf.predict(X.iloc[test]), labels=["L", "B", "R"]).round(3)
+
+# %% [markdown]
+# ## Class probabilities
+#
+# `fit(probability=True)` also fits a map from NORDIC's decision values to class
+# probabilities, on held-out decision values (the model is refitted on 4 of 5 folds at
+# a time).  The default map is one increasing logistic link with ordered offsets,
+# P(Y > k | x) = expit(a f_(k)(x) + c_k), on the decision values sorted per row, so
+# the cumulative probabilities are monotone in k at every x and the class
+# probabilities are never negative.  Platt's map fitted per boundary on the separate
+# SVMs of BSVM -- what `SVC(probability=True)` per boundary would give -- has no such
+# guarantee: where the boundaries cross, a "class probability" comes out negative.
+# The ranked probability score RPS = sum_k (P(Y <= k) - 1{y <= k})^2 / (K - 1)
+# scores the cumulative probabilities (lower is better).  The full study is
+# `benchmarks/bench_probabilities.py` (docs/notes/probabilities.md).
+
+# %%
+import numpy as np  # noqa: E402
+from scipy import special  # noqa: E402
+
+from nordicstats import NORDIC  # noqa: E402
+from nordicstats.datasets import make_donut  # noqa: E402
+from nordicstats.probability import cumulative_to_class, fit_calibration  # noqa: E402
+
+X_train, y_train = make_donut(100 if SMALL else 200, d=2, sigma=0.4, random_state=1)
+X_test, y_test = make_donut(N_TEST, d=2, sigma=0.4, random_state=2)
+codes = np.asarray(y_test.cat.codes)
+
+
+def rps(proba):
+    cum = np.cumsum(proba, axis=1)[:, :-1]
+    return np.mean(np.sum((cum - (codes[:, None] <= np.arange(2))) ** 2, axis=1)) / 2
+
+
+nordic = NORDIC(y_train, X_train, C=4.0).fit(probability=True)
+bsvm = NORDIC(y_train, X_train, C=4.0, method="bsvm").fit(probability=True)
+platt = fit_calibration(bsvm.calibration.held_out, bsvm.model.response.codes, method="platt")
+raw = cumulative_to_class(special.expit(bsvm.decision_function(X_test) * platt.slope
+                                        + platt.offset))
+proba = nordic.predict(X_test, which="proba")
+negative = {"NORDIC-1": np.mean((proba.to_numpy() < 0).any(axis=1)),
+            "BSVM + Platt": np.mean((raw < 0).any(axis=1))}
+print(f"NORDIC-1 + logistic map: RPS {rps(proba.to_numpy()):.4f}, "
+      f"rows with a negative probability {negative['NORDIC-1']:.1%}")
+print(f"BSVM + per-boundary Platt: RPS {rps(raw):.4f}, "
+      f"rows with a negative probability {negative['BSVM + Platt']:.1%}")
+proba.head()
+
+# %% [markdown]
+# A reliability diagram bins the predicted probabilities of every (test point, level)
+# pair and plots the observed frequency of the level in each bin: a calibrated map
+# stays on the diagonal.
+
+# %%
+import matplotlib.pyplot as plt  # noqa: E402
+
+fig, ax = plt.subplots(figsize=(4, 4))
+for name, P in [("NORDIC-1 + logistic", proba.to_numpy()), ("BSVM + Platt (raw)", raw)]:
+    p, o = P.ravel(), np.eye(3)[codes].ravel()
+    bins = np.clip((p * 10).astype(int), 0, 9)
+    n = np.bincount(bins, minlength=10)
+    used = n > 0
+    ax.plot((np.bincount(bins, p, 10)[used] / n[used]), np.bincount(bins, o, 10)[used] / n[used],
+            marker="o", label=name)
+ax.plot([0, 1], [0, 1], ls="--", color="grey")
+ax.set_xlabel("predicted probability")
+ax.set_ylabel("observed frequency")
+ax.legend()
+plt.show()
+
+# %% [markdown]
+# Decisions from probabilities: `predict(X, cost=...)` picks the level of least
+# expected cost, argmin_j sum_l p_l(x) cost[l, j].  With the donut's costs (a class-3
+# case predicted as class 1 costs 3) it trades some plain errors for a lower weighted
+# error.
+
+# %%
+from nordicstats.metrics import weighted_error  # noqa: E402
+
+cost_errors = {"class rule": weighted_error(y_test, nordic.predict(X_test), DONUT_COSTS),
+               "cost-Bayes rule": weighted_error(y_test, nordic.predict(X_test, cost=DONUT_COSTS),
+                                                 DONUT_COSTS)}
+print({rule: round(value, 4) for rule, value in cost_errors.items()})

@@ -233,8 +233,9 @@ class OrderedLogitResults(CompetitorResults):
         return np.argmax(self._proba(values), axis=1)
 
     def _predictions(self):
-        """Classes, decision values, or probabilities (``which="prob"``)."""
-        return {**super()._predictions(), "prob": (self._proba, list(self.levels))}
+        """Classes, decision values, or probabilities (``which="proba"``, alias ``"prob"``)."""
+        proba = (self._proba, list(self.levels))
+        return {**super()._predictions(), "proba": proba, "prob": proba}
 
     def summary_frame(self, alpha=0.05):
         """coef, std err, z, P>|z| and the interval, one row per (block, term)."""

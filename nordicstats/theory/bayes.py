@@ -46,6 +46,10 @@ import numbers
 import numpy as np
 import pandas as pd
 
+# TIE_TOL: tolerance below which a cumulative probability (or expected cost) counts as tied
+from nordicstats.probability import TIE_TOL
+from nordicstats.probability import expected_cost_minimisers as _risks_and_minimisers
+
 __all__ = [
     "check_probabilities",
     "upper_tail",
@@ -57,9 +61,6 @@ __all__ = [
     "bayes_rule_cost",
     "bayes_boundary_signs",
 ]
-
-#: Tolerance below which a cumulative probability counts as exactly 1/2.
-TIE_TOL = 1e-12
 
 _RULES = ("ordinal", "median", "multiclass", "mode", "bayes")
 _NAMED_LOSSES = ("zero_one", "absolute")
@@ -367,13 +368,6 @@ def bayes_boundary_signs(eta, cost="absolute"):
     boundaries = levels[None, :-1]
     signs = np.where(lowest > boundaries, 1, np.where(highest <= boundaries, -1, 0))
     return signs[0] if was_1d else signs
-
-
-def _risks_and_minimisers(probs, cost):
-    """Expected costs ``probs @ cost`` and the (n, K) mask of the tied minimisers."""
-    risks = probs @ cost
-    low = risks.min(axis=1, keepdims=True)
-    return risks, risks - low <= TIE_TOL * np.maximum(1.0, np.abs(low))
 
 
 def _predictions(probs, rule, cost):

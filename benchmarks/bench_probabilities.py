@@ -1,0 +1,387 @@
+"""Class probabilities of NORDIC against its competitors (docs/notes/probabilities.md).
+
+Not a timed test: run ``nice python benchmarks/bench_probabilities.py [--reps 20]``;
+it resumes from the rows already stored.
+
+Designs (one replication draws training, tuning and test sets):
+
+* ``nonlinear d=2`` and ``nonlinear d=10`` (sigma = 1) and ``donut d=10`` (sigma = 0.4):
+  the paper's Section 6 designs, 100 training, 100 tuning and ``--test-size`` test points;
+* ``balance``: the balance scale (Section 7), 208 training and 208 tuning rows, the other
+  209 for testing (stratified);
+* ``latent logistic``: the ordered logit is the true model, K = 4,
+  Y = #{k : x'beta + e > zeta_k}, e standard logistic, x ~ N(0, I_3),
+  beta = (1.5, -1, 0.5), zeta = (-2, 0, 2); also scored with the true probabilities;
+* ``nonlinear d=2 n=500`` and ``latent logistic n=500``: 500 training and 500 tuning rows,
+  to see how calibration improves with n (``--designs``).
+
+Methods: NORDIC-1 (RBF, and linear) and BSVM (RBF), tuned by test error on the tuning set
+over the paper's grid (C in 2^-4..2^4, widths at the 10/50/90% distance quantiles), then
+refitted with ``probability=True`` (5 cross-fitting folds); every calibration map is fitted
+on the same held-out decision values: ``logistic`` (shared slope, ordered offsets; the
+default), ``platt`` (per boundary, projected) and ``isotonic``; BSVM also with the raw
+per-boundary Platt map (no projection: what a user of K-1 separate SVMs would do).
+Competitors: the ordered logit (statsmodels ``OrderedModel``, as ``MASS::polr``) and
+scikit-learn's ``SVC(probability=True)`` (one-vs-one with pairwise coupling), tuned on
+the same grid.
+
+Scores on the test set: log loss (probabilities clipped at 1e-15), Brier score
+sum_j (p_j - 1{y = j})^2, ranked probability score
+RPS = sum_k (P(Y <= k) - 1{y <= k})^2 / (K - 1), the share of test rows with a negative
+class probability or a non-monotone cumulative probability ("invalid"), and the
+reliability diagram: the (row, level) pairs are binned by predicted probability (10 equal
+bins) and each bin's observed frequency is compared with its mean prediction; a bin
+"passes" when they differ by less than 2 binomial standard errors sqrt(pbar(1 - pbar)/n).
+Decisions from probabilities: on the donut (``DONUT_COSTS``) the weighted error of
+NORDIC-1's class rule, of the cost-Bayes rule on its probabilities
+(``predict(cost=DONUT_COSTS)``), and of NORDIC-1 trained with the cost (tuned on the
+weighted error).
+
+A replication whose training set has a level with a single row cannot be cross-fitted
+(``probability=True`` refuses it); it is skipped for every method and listed in the summary.
+
+Results: ``benchmarks/results/probabilities.jsonl`` (one row per design, replication and
+method), ``probabilities_summary.csv``, ``probabilities_summary.txt`` (means, paired
+differences and the targets) and ``probabilities_reliability.png``.
+"""
+
+from __future__ import annotations
+
+import os
+
+os.environ.setdefault("OMP_NUM_THREADS", "1")
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+
+import argparse  # noqa: E402
+import json  # noqa: E402
+import time  # noqa: E402
+import warnings  # noqa: E402
+from functools import partial  # noqa: E402
+from pathlib import Path  # noqa: E402
+
+import numpy as np  # noqa: E402
+import pandas as pd  # noqa: E402
+from scipy import special  # noqa: E402
+from sklearn.svm import SVC  # noqa: E402
+
+from nordicstats import NORDIC  # noqa: E402
+from nordicstats.compare import OrderedLogit  # noqa: E402
+from nordicstats.experiments import (  # noqa: E402
+    Split,
+    balance_scale_design,
+    replication_seeds,
+    simulation_design,
+)
+from nordicstats.metrics import DONUT_COSTS, weighted_error  # noqa: E402
+from nordicstats.probability import (  # noqa: E402
+    CALIBRATION_METHODS,
+    cumulative_to_class,
+    fit_calibration,
+)
+from nordicstats.sklearn import NORDICClassifier  # noqa: E402
+from nordicstats.tuning import PAPER_C_GRID, default_grid, tune  # noqa: E402
+
+RESULTS = Path(__file__).parent / "results"
+N_BINS = 10
+CLIP = 1e-15
+LATENT_BETA = np.array([1.5, -1.0, 0.5])
+LATENT_ZETA = np.array([-2.0, 0.0, 2.0])
+
+
+# --- designs -----------------------------------------------------------------------------------
+def latent_logistic(n, rng):
+    """(X, y, true class probabilities) of the latent-logistic design."""
+    X = rng.normal(size=(n, LATENT_BETA.size))
+    eta = X @ LATENT_BETA
+    y = np.sum(eta[:, None] + rng.logistic(size=n)[:, None] > LATENT_ZETA[None, :], axis=1)
+    upper = special.expit(eta[:, None] - LATENT_ZETA[None, :])  # P(Y > k | x)
+    frame = pd.DataFrame(X, columns=[f"x{j + 1}" for j in range(X.shape[1])])
+    labels = pd.Series(pd.Categorical(y + 1, categories=[1, 2, 3, 4], ordered=True), name="y")
+    return frame, labels, cumulative_to_class(upper)
+
+
+def draw(design, seed, test_size):
+    """(Split, true test probabilities or None) of one replication.
+
+    A design name ending in ``n=<size>`` uses that many training and tuning rows (100
+    otherwise, as in the paper).
+    """
+    n = int(design.split("n=")[1]) if "n=" in design else 100
+    if design.startswith("latent logistic"):
+        rng = np.random.default_rng(seed)
+        parts = [latent_logistic(size, rng) for size in (n, n, test_size)]
+        return Split(*parts[0][:2], *parts[1][:2], *parts[2][:2]), parts[2][2]
+    if design == "balance":
+        return balance_scale_design(208).sample(seed), None
+    kind, d = design.split()[0], int(design.split("d=")[1].split()[0])
+    sigma = 0.4 if kind == "donut" else 1.0
+    return simulation_design(kind, d, sigma, n_train=n, n_tune=n,
+                             n_test=test_size).sample(seed), None
+
+
+DESIGNS = ("nonlinear d=2", "nonlinear d=10", "donut d=10", "balance", "latent logistic")
+#: Larger training sets, to see calibration improve with n (``--designs`` selects them).
+LARGE_DESIGNS = ("nonlinear d=2 n=500", "latent logistic n=500")
+
+
+# --- scores ------------------------------------------------------------------------------------
+def scores(proba, codes):
+    """Log loss, Brier, RPS, invalid share and reliability-bin counts of class probabilities."""
+    proba = np.asarray(proba, dtype=float)
+    n, K = proba.shape
+    onehot = np.eye(K)[codes]
+    cum, cum_true = np.cumsum(proba, axis=1)[:, :-1], np.cumsum(onehot, axis=1)[:, :-1]
+    invalid = (proba < 0).any(axis=1) | (np.diff(cum, axis=1) < 0).any(axis=1)
+    picked = np.clip(proba[np.arange(n), codes], CLIP, None)
+    p, o = proba.ravel(), onehot.ravel()
+    bins = np.clip((p * N_BINS).astype(int), 0, N_BINS - 1)
+    return {"log_loss": float(-np.mean(np.log(picked))),
+            "brier": float(np.mean(np.sum((proba - onehot) ** 2, axis=1))),
+            "rps": float(np.mean(np.sum((cum - cum_true) ** 2, axis=1)) / (K - 1)),
+            "invalid": float(np.mean(invalid)),
+            "error": float(np.mean(proba.argmax(axis=1) != codes)),
+            "bin_n": np.bincount(bins, minlength=N_BINS).tolist(),
+            "bin_pred": np.bincount(bins, weights=p, minlength=N_BINS).tolist(),
+            "bin_obs": np.bincount(bins, weights=o, minlength=N_BINS).tolist()}
+
+
+def bins_within_2se(n, pred, obs):
+    """(bins with data, bins whose observed frequency is within 2 binomial SEs)."""
+    n, pred, obs = (np.asarray(v, dtype=float) for v in (n, pred, obs))
+    used = n > 0
+    pbar, freq = pred[used] / n[used], obs[used] / n[used]
+    se = np.sqrt(np.clip(pbar * (1 - pbar), 1e-12, None) / n[used])
+    return int(used.sum()), int(np.sum(np.abs(freq - pbar) <= 2 * se))
+
+
+# --- methods -----------------------------------------------------------------------------------
+def tuned(factory, split, grid):
+    """Best parameters on the tuning set (test error)."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        res = tune(factory, split.X_train, split.y_train, param_grid=grid, X_tune=split.X_tune,
+                   y_tune=split.y_tune, refit=False)
+    return res.best_params
+
+
+def svm_rows(split, method, kernel, seed, costs=None):
+    """Rows of one SVM method: every calibration map on the same held-out decision values."""
+    start = time.perf_counter()
+    if kernel == "linear":
+        grid = {"C": list(PAPER_C_GRID)}
+        params = tuned(partial(NORDICClassifier, method=method, kernel="linear"), split, grid)
+    else:
+        params = tuned(method, split, default_grid(method, split.X_train))
+    model = NORDIC(split.y_train, split.X_train, method=method, kernel=kernel, **params)
+    res = model.fit(probability=True, probability_kwds={"n_folds": 5, "random_state": seed})
+    F = res.decision_function(split.X_test)
+    codes = np.asarray(split.y_test.cat.codes)
+    label = {"nordic1": "NORDIC-1", "bsvm": "BSVM"}[method] + ("" if kernel == "rbf"
+                                                                else " linear")
+    common = {"C": params["C"], "gamma": params.get("gamma"),
+              "crossing_test": res.crossing_rate(split.X_test),
+              "fit_time": time.perf_counter() - start}
+    rows = []
+    for name in CALIBRATION_METHODS:
+        cal = fit_calibration(res.calibration.held_out, model.response.codes, None, name)
+        rows.append({"method": f"{label} + {name}", **common,
+                     **scores(cal.class_probabilities(F), codes)})
+    if method == "bsvm":
+        platt = fit_calibration(res.calibration.held_out, model.response.codes, None, "platt")
+        raw = special.expit(F * platt.slope + platt.offset)  # no projection
+        rows.append({"method": "BSVM + platt (raw)", **common,
+                     **scores(cumulative_to_class(raw), codes)})
+    if costs is not None:
+        rows[0]["weighted_error_class"] = weighted_error(split.y_test, res.predict(split.X_test),
+                                                         costs)
+        rows[0]["weighted_error_cost_bayes"] = weighted_error(
+            split.y_test, res.predict(split.X_test, cost=costs), costs)
+    return rows
+
+
+def cost_trained_row(split, costs):
+    """NORDIC-1 trained with the cost and tuned on the weighted error (no probabilities)."""
+    grid = default_grid("nordic1", split.X_train)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        res = tune(partial(NORDICClassifier, cost=costs),
+                   split.X_train, split.y_train, param_grid=grid, X_tune=split.X_tune,
+                   y_tune=split.y_tune, scoring=costs, refit=False)
+    clf = NORDICClassifier(cost=costs, **res.best_params).fit(split.X_train, split.y_train)
+    pred = pd.Categorical(clf.predict(split.X_test), categories=split.y_test.cat.categories,
+                          ordered=True)
+    return {"method": "NORDIC-1 cost-trained", **res.best_params,
+            "weighted_error_class": weighted_error(split.y_test, pred, costs)}
+
+
+def ologit_row(split):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        res = OrderedLogit(split.y_train, split.X_train).fit()
+    proba = res.predict(split.X_test, which="proba").to_numpy()
+    return {"method": "ordered logit", **scores(proba, np.asarray(split.y_test.cat.codes))}
+
+
+def svc_row(split, seed):
+    codes = np.asarray(split.y_train.cat.codes)
+    grid = default_grid("bsvm", split.X_train)
+    params = tune(SVC, split.X_train, codes, param_grid=grid,
+                  X_tune=split.X_tune, y_tune=np.asarray(split.y_tune.cat.codes),
+                  refit=False).best_params
+    with warnings.catch_warnings():  # deprecated in scikit-learn 1.9, still the OvO reference
+        warnings.simplefilter("ignore", FutureWarning)
+        svc = SVC(probability=True, random_state=seed, **params).fit(split.X_train, codes)
+    proba = np.zeros((len(split.y_test), len(split.y_train.cat.categories)))
+    proba[:, svc.classes_] = svc.predict_proba(split.X_test)
+    return {"method": "SVC one-vs-one", **params,
+            **scores(proba, np.asarray(split.y_test.cat.codes))}
+
+
+def replication(design, rep, seed, test_size):
+    data_seed, _ = replication_seeds(seed, rep)
+    split, truth = draw(design, data_seed, test_size)
+    costs = DONUT_COSTS if design.startswith("donut") else None
+    rows = [*svm_rows(split, "nordic1", "rbf", rep, costs), *svm_rows(split, "bsvm", "rbf", rep),
+            *svm_rows(split, "nordic1", "linear", rep), ologit_row(split), svc_row(split, rep)]
+    if costs is not None:
+        rows.append(cost_trained_row(split, costs))
+    if truth is not None:
+        rows.append({"method": "truth", **scores(truth, np.asarray(split.y_test.cat.codes))})
+    return [{"design": design, "rep": rep, **row} for row in rows]
+
+
+# --- summary -----------------------------------------------------------------------------------
+def summarize(rows):
+    table = pd.DataFrame(rows)
+    metrics_ = ["log_loss", "brier", "rps", "invalid", "error", "weighted_error_class",
+                "weighted_error_cost_bayes"]
+    present = [m for m in metrics_ if m in table]
+    grouped = table.groupby(["design", "method"], sort=False)
+    summary = grouped[present].mean()
+    summary["reps"] = grouped.size()
+    calib = grouped.apply(_calibration_share, include_groups=False)
+    summary["bins_within_2se"] = calib
+    return summary
+
+
+def _calibration_share(group):
+    """Share of reliability bins within 2 SEs, over the replications (each its own test set)."""
+    if "bin_n" not in group or group["bin_n"].isna().all():
+        return np.nan
+    counts = [bins_within_2se(n, p, o) for n, p, o in
+              zip(group["bin_n"], group["bin_pred"], group["bin_obs"], strict=True)
+              if isinstance(n, list)]
+    return sum(c[1] for c in counts) / max(1, sum(c[0] for c in counts))
+
+
+def paired(table, design, a, b, metric="rps"):
+    """Mean and SE of the per-replication difference a - b."""
+    wide = table[table.design == design].pivot(index="rep", columns="method", values=metric)
+    diff = (wide[a] - wide[b]).dropna()
+    return diff.mean(), diff.std(ddof=1) / np.sqrt(diff.size), diff.size
+
+
+def targets_text(table, summary):
+    lines = ["Targets (paired over replications: mean difference, SE, reps)"]
+    for design in dict.fromkeys(table.design):
+        m, se, r = paired(table, design, "NORDIC-1 + logistic", "BSVM + platt (raw)")
+        lines.append(f"  {design}: RPS NORDIC-1 + logistic - BSVM + platt (raw) = {m:+.5f} "
+                     f"(SE {se:.5f}, {r} reps)")
+    lines += cost_lines(table)
+    for design in [d for d in dict.fromkeys(table.design) if d.startswith("latent logistic")]:
+        for label in ("NORDIC-1 linear + logistic", "NORDIC-1 + logistic"):
+            ratio = (summary.loc[(design, label), "rps"]
+                     / summary.loc[(design, "ordered logit"), "rps"])
+            lines.append(f"  {design}: RPS {label} / ordered logit = {ratio:.4f}")
+    return "\n".join(lines)
+
+
+def cost_lines(table):
+    """Weighted error on the donut: cost-Bayes on probabilities vs the class rule and vs
+    training with the cost (paired over replications)."""
+    donut = table[table.design.str.startswith("donut")]
+    if donut.empty or "weighted_error_cost_bayes" not in donut:
+        return []
+    nordic = donut[donut.method == "NORDIC-1 + logistic"].set_index("rep")
+    trained = donut[donut.method == "NORDIC-1 cost-trained"].set_index("rep")
+    bayes = nordic["weighted_error_cost_bayes"]
+    lines = ["Weighted error on the donut (DONUT_COSTS), cost-Bayes rule on NORDIC-1's "
+             "probabilities minus:"]
+    for label, other in (("the class rule of the same fit", nordic["weighted_error_class"]),
+                         ("NORDIC-1 trained with the cost", trained["weighted_error_class"])):
+        diff = (bayes - other).dropna()
+        se = diff.std(ddof=1) / np.sqrt(diff.size)
+        lines.append(f"  {label}: {diff.mean():+.5f} (SE {se:.5f}, {diff.size} reps; means "
+                     f"{bayes.mean():.4f} vs {other.mean():.4f})")
+    return lines
+
+
+def reliability_plot(table, path):
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    designs = list(dict.fromkeys(table.design))
+    shown = ["NORDIC-1 + logistic", "BSVM + platt (raw)", "ordered logit", "SVC one-vs-one"]
+    fig, axes = plt.subplots(1, len(designs), figsize=(3.2 * len(designs), 3.4), sharey=True)
+    for ax, design in zip(np.atleast_1d(axes), designs, strict=True):
+        for method in shown:
+            part = table[(table.design == design) & (table.method == method)]
+            if part.empty:
+                continue
+            n, p, o = (np.sum(np.vstack(part[c].to_list()), axis=0)
+                       for c in ("bin_n", "bin_pred", "bin_obs"))
+            used = n > 0
+            ax.plot(p[used] / n[used], o[used] / n[used], marker="o", ms=3, label=method)
+        ax.plot([0, 1], [0, 1], color="grey", lw=0.8, ls="--")
+        ax.set_title(design, fontsize=9)
+        ax.set_xlabel("predicted probability")
+    np.atleast_1d(axes)[0].set_ylabel("observed frequency")
+    np.atleast_1d(axes)[0].legend(fontsize=7)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+
+
+# --- driver ------------------------------------------------------------------------------------
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--reps", type=int, default=20)
+    parser.add_argument("--seed", type=int, default=2026)
+    parser.add_argument("--test-size", type=int, default=2000)
+    parser.add_argument("--designs", nargs="*", default=list(DESIGNS))
+    parser.add_argument("--out", type=Path, default=RESULTS / "probabilities.jsonl")
+    args = parser.parse_args(argv)
+    done = set()
+    if args.out.exists():
+        done = {(r["design"], r["rep"]) for r in map(json.loads, args.out.read_text().splitlines())}
+    for rep in range(args.reps):
+        for design in args.designs:
+            if (design, rep) in done:
+                continue
+            start = time.perf_counter()
+            try:
+                rows = replication(design, rep, args.seed, args.test_size)
+            except ValueError as exc:  # a level with one training row: no cross-fitting
+                if "has only 1 row" not in str(exc):
+                    raise
+                rows = [{"design": design, "rep": rep, "method": "skipped", "message": str(exc)}]
+            with args.out.open("a") as handle:
+                for row in rows:
+                    handle.write(json.dumps(row) + "\n")
+            print(f"{design} rep {rep}: {time.perf_counter() - start:.1f} s", flush=True)
+    rows = [json.loads(line) for line in args.out.read_text().splitlines()]
+    skipped = [(r["design"], r["rep"]) for r in rows if r["method"] == "skipped"]
+    rows = [r for r in rows if r["method"] != "skipped"]
+    table = pd.DataFrame(rows)
+    summary = summarize(rows)
+    summary.to_csv(args.out.with_name("probabilities_summary.csv"), float_format="%.6g")
+    text = (f"{summary.round(4).to_string()}\n\n{targets_text(table, summary)}\n"
+            f"Skipped replications (a level with one training row): {skipped}\n")
+    args.out.with_name("probabilities_summary.txt").write_text(text)
+    reliability_plot(table, args.out.with_name("probabilities_reliability.png"))
+    print(text)
+
+
+if __name__ == "__main__":
+    main()
