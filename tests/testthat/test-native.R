@@ -145,3 +145,19 @@ test_that("parallel_test says 'not available' and why instead of a NaN test", {
     expect_true(any(grepl("^Not available: the test needs standard errors with intervals", out)))
     expect_false(any(grepl("NaN", out)))
 })
+
+test_that("nordic(probability = TRUE) predicts class probabilities, also after readRDS", {
+    skip_without_python()
+    d <- make_ordinal_data(n = 90, seed = 11)
+    fit <- nordic(y ~ x1 + x2, data = d, kernel = "linear", probability = TRUE,
+                  cov_type = "none")
+    p <- predict(fit, d, type = "probs")
+    expect_identical(colnames(p), levels(d$y))
+    expect_equal(unname(rowSums(p)), rep(1, nrow(d)), tolerance = 1e-12)
+    expect_true(all(p >= 0))
+    expect_equal(unname(predict(fit, type = "probs")), unname(p), tolerance = 0)
+    path <- tempfile(fileext = ".rds")
+    saveRDS(fit, path)
+    .py("forget_fits")
+    expect_identical(predict(readRDS(path), d, type = "probs"), p)
+})
