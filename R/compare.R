@@ -3,7 +3,8 @@
 ## ordered_logit() (proportional odds, MASS::polr's sign convention).
 
 ordinal_svr <- function(formula, data, kernel = c("rbf", "linear", "poly"), C = 1,
-                        gamma = NULL, epsilon = 0.1, scale = FALSE, ..., subset, na.action)
+                        gamma = NULL, epsilon = 0.1, scale = FALSE, ..., weights, subset,
+                        na.action)
 {
     call <- match.call()
     if (missing(kernel)) kernel <- kernel[1L]
@@ -13,7 +14,7 @@ ordinal_svr <- function(formula, data, kernel = c("rbf", "linear", "poly"), C = 
     .fit_formula("svr", "ordinal_svr", call, mf, args)
 }
 
-ordered_logit <- function(formula, data, ..., subset, na.action)
+ordered_logit <- function(formula, data, ..., weights, subset, na.action)
 {
     call <- match.call()
     mf <- .model_frame(match.call(expand.dots = FALSE), parent.frame())
@@ -90,3 +91,12 @@ print.summary.ordered_logit <- function(x, digits = max(3L, getOption("digits") 
 }
 
 coef.ordered_logit <- function(object, ...) object$coefficients
+
+## The maximised log-likelihood (Python's), so that AIC() and BIC() work as for polr:
+## with case weights the number of observations is their sum, as in MASS::polr.
+logLik.ordered_logit <- function(object, ...)
+{
+    w <- object$state$args$weights
+    structure(object$logLik, df = length(object$coefficients) + length(object$zeta),
+              nobs = if (is.null(w)) object$nobs else sum(w), class = "logLik")
+}

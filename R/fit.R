@@ -22,22 +22,48 @@
 ## to re-create the Python fit is kept in `$state` (see .ensure_fit()).
 .fit_formula <- function(family, class, call, mf, args) {
     terms <- attr(mf, "terms")
-    X <- .design_matrix(terms, mf)
-    response <- deparse1(terms[[2L]])
-    y <- model.response(mf)
-    names(y) <- NULL
-    rownames(X) <- NULL
-    state <- list(family = family, y = y, X = X, args = args, response = response)
+    data <- .model_data(mf, call)
+    X <- data$X
+    if (!is.null(data$weights)) args$weights <- data$weights
+    state <- list(family = family, y = data$y, X = X, args = args, response = data$response)
     fit <- .py_list("fit_model", state, call)
     fit$call <- call
     fit$terms <- terms
+    fit$model <- mf
     fit$xlevels <- .getXlevels(terms, mf)
     fit$contrasts <- attr(X, "contrasts")
     fit$na.action <- attr(mf, "na.action")
-    fit$response <- response
+    fit$response <- data$response
     fit$state <- state
     class(fit) <- c(class, "nordicstats_fit")
     fit
+}
+
+## What Python gets from a model frame: the response (checked), the design matrix
+## without row names, the case weights (or NULL) and the response's name.
+.model_data <- function(mf, call) {
+    terms <- attr(mf, "terms")
+    response <- deparse1(terms[[2L]])
+    X <- .design_matrix(terms, mf)
+    rownames(X) <- NULL
+    w <- model.weights(mf)
+    list(y = unname(.check_response(model.response(mf), response, call)), X = X,
+         weights = if (!is.null(w)) as.numeric(w), response = response)
+}
+
+## The response must say its order: an ordered factor, or numbers.  Unordered factors,
+## character and logical vectors are refused with one message (as MASS::polr does).
+.check_response <- function(y, name, call) {
+    what <- if (is.factor(y) && !is.ordered(y)) "an unordered factor"
+            else if (is.character(y)) "a character vector"
+            else if (is.logical(y)) "a logical vector"
+    if (is.null(what)) return(y)
+    values <- if (is.factor(y)) levels(y) else sort(unique(as.character(y[!is.na(y)])))
+    stop(errorCondition(sprintf(paste0(
+        "the response '%s' is %s, so the order of its levels (%s) is not known. Make it ",
+        "an ordered factor, e.g. %s <- ordered(%s, levels = c(...)), or ",
+        "factor(..., ordered = TRUE)."), name, what, paste(values, collapse = ", "), name,
+        name), class = "nordicstats_response_error", call = call))
 }
 
 ## Make sure Python holds the fit behind `object`.  After readRDS() in a new
@@ -61,9 +87,18 @@
     list(X = X, ok = stats::complete.cases(X), rows = rownames(mf))
 }
 
-predict.nordicstats_fit <- function(object, newdata, type = c("class", "decision"), ...)
+## The prediction types of each family, the default first.
+.PREDICT_TYPES <- list(nordic = c("class", "decision", "probs"),
+                       ologit = c("class", "probs", "decision"),
+                       svr = c("class", "decision", "score"))
+
+predict.nordicstats_fit <- function(object, newdata, type = "class", ...)
 {
-    type <- type[1L]
+    type <- match.arg(type, .PREDICT_TYPES[[object$family]])
+    if (type == "probs" && identical(object$family, "nordic") && !isTRUE(object$probability))
+        stop("this fit has no class probabilities: refit with probability = TRUE, e.g. ",
+             "nordic(", deparse1(formula(object)), ", data = ..., probability = TRUE).",
+             call. = FALSE)
     if (missing(newdata) || is.null(newdata)) {
         if (type %in% c("class", "decision")) {
             out <- if (type == "class") object$fitted_class else object$fitted_decision
@@ -104,6 +139,22 @@ predict.nordicstats_fit <- function(object, newdata, type = c("class", "decision
 
 fitted.nordicstats_fit <- function(object, ...)
     napredict(object$na.action, object$fitted_decision)
+
+## Hinge slacks per boundary (nordic), level number minus score (ordinal_svr); the
+## ordered logit has none (Python says so).  Computed in Python.
+residuals.nordicstats_fit <- function(object, ...)
+    napredict(object$na.action, .model_residuals(object))
+
+## Residuals of the rows of the model frame (no na.exclude padding).
+.model_residuals <- function(object) {
+    .ensure_fit(object)
+    .py("residuals_model", key = object$key, X = object$state$X, y = object$state$y)
+}
+
+model.frame.nordicstats_fit <- function(formula, ...) formula$model
+
+model.matrix.nordicstats_fit <- function(object, ...)
+    model.matrix(object$terms, object$model, contrasts.arg = object$contrasts)
 
 nobs.nordicstats_fit <- function(object, ...) object$nobs
 
@@ -168,8 +219,18 @@ parallel_test <- function(object)
         stop("parallel_test() needs a fit from nordic(kernel = \"linear\").", call. = FALSE)
     .ensure_fit(object)
     out <- .py("parallel_test_model", key = object$key)
-    structure(list(statistic = c("X-squared" = out$statistic), parameter = c(df = out$df),
-                   p.value = out$p_value, method = out$method,
-                   data.name = deparse1(substitute(object))),
-              class = "htest")
+    available <- is.null(out$reason)
+    structure(list(statistic = c("X-squared" = if (available) out$statistic else NA_real_),
+                   parameter = c(df = out$df),
+                   p.value = if (available) out$p_value else NA_real_, method = out$method,
+                   data.name = deparse1(substitute(object)), reason = out$reason),
+              class = c("nordic_parallel_test", "htest"))
+}
+
+print.nordic_parallel_test <- function(x, ...)
+{
+    if (is.null(x$reason)) return(NextMethod())
+    cat("\n\t", x$method, "\n\ndata:  ", x$data.name, "\n", sep = "")
+    cat("Not available:", x$reason, "\n\n")
+    invisible(x)
 }

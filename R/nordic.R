@@ -4,19 +4,22 @@
 ## na.action apply to them; rows of weight 0 are left out of the fit but get fitted
 ## values); `cost` is a K x K matrix cost[true, predicted] with dimnames = the levels.
 nordic <- function(formula, data, method = c("nordic1", "nordic0", "nordic2", "bsvm"),
-                   kernel = c("rbf", "linear", "poly"), C = 1, gamma = NULL, ...,
-                   weights, subset, na.action)
+                   kernel = c("rbf", "linear", "poly"), C = 1, gamma = NULL,
+                   probability = FALSE, ..., weights, subset, na.action)
 {
     call <- match.call()
-    ## The first choice is the default.  Values are validated once, in Python,
-    ## so a wrong one gets the Python message.
+    ## The first choice is the default.  Values are validated once, in Python
+    ## (messages reworded for R by the bridge).
     if (missing(method)) method <- method[1L]
     if (missing(kernel)) kernel <- kernel[1L]
+    if (!is.logical(probability) || length(probability) != 1L || is.na(probability))
+        stop("probability must be TRUE or FALSE.", call. = FALSE)
     mf <- .model_frame(match.call(expand.dots = FALSE), parent.frame())
-    args <- c(list(method = method, kernel = kernel, C = C, gamma = gamma), list(...))
-    w <- model.weights(mf)
-    if (!is.null(w)) args$weights <- as.numeric(w)
-    .fit_formula("nordic", "nordic", call, mf, args)
+    args <- c(list(method = method, kernel = kernel, C = C, gamma = gamma),
+              if (probability) list(probability = TRUE), list(...))
+    fit <- .fit_formula("nordic", "nordic", call, mf, args)
+    fit$probability <- probability
+    fit
 }
 
 print.nordic <- function(x, digits = max(3L, getOption("digits") - 3L), ...)

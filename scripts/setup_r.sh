@@ -1,8 +1,8 @@
 #!/bin/sh
 # Set up nordicstats' R interface:
-#   1. Debian's R and the R packages used by the R package, its tests and its
-#      knitr vignettes, with pandoc (skipped when they are installed already;
-#      CRAN is not needed);
+#   1. Debian's R and the R packages used by the R package (generics and tibble
+#      for the broom tidiers), its tests, its knitr vignettes and its pkgdown site,
+#      with pandoc (skipped when they are installed already; CRAN is not needed);
 #   2. rpy2 in the project's virtual environment, pinned to the versions that
 #      work with Debian's R 4.2 (rpy2-rinterface >= 3.6.6 needs R >= 4.5);
 #   3. the R package itself (R CMD INSTALL of this repository), so that
@@ -14,7 +14,8 @@ set -eu
 ROOT=$(CDPATH= cd -- "$(dirname -- "$0")/.." && pwd)
 PYTHON=${PYTHON:-$ROOT/.venv/bin/python}
 R_PACKAGES="r-base-core r-cran-e1071 r-cran-mass r-cran-ordinal r-cran-testthat r-cran-reticulate
-            r-cran-knitr r-cran-rmarkdown pandoc"
+            r-cran-knitr r-cran-rmarkdown pandoc r-cran-generics r-cran-tibble r-cran-broom
+            r-cran-pkgdown"
 
 # shellcheck disable=SC2086  # the list is split into package names on purpose
 sh "$ROOT/scripts/apt_install.sh" setup_r.sh $R_PACKAGES

@@ -8,6 +8,8 @@
   scipy on the natural parameterisation.
 """
 
+import warnings
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -325,3 +327,58 @@ def test_chu_keerthi_solver_option_is_checked():
     X, y = small_data(n=20)
     with pytest.raises(ValueError, match="'solver' parameter of ChuKeerthi"):
         ChuKeerthi(y, X, solver="clarabel")
+
+
+# --- case weights (frequencies): a weighted fit equals the fit on the repeated rows ----------
+def _repeated(n=80, seed=1):
+    X, y = make_nonlinear(n, d=2, random_state=0)
+    w = np.random.default_rng(seed).integers(0, 4, size=n).astype(float)
+    rows = np.repeat(np.arange(n), w.astype(int))
+    return X, y, w, X.iloc[rows], y.iloc[rows]
+
+
+def test_ordered_logit_case_weights_equal_repeated_rows():
+    X, y, w, X_long, y_long = _repeated()
+    weighted = OrderedLogit(y, X, weights=w).fit()
+    long = OrderedLogit(y_long, X_long).fit()
+    # one likelihood, two BFGS runs with gtol 1e-8: the optima agree to ~1e-8
+    np.testing.assert_allclose(weighted.params, long.params, atol=1e-6)
+    np.testing.assert_allclose(weighted.bse, long.bse, atol=1e-6)
+    assert weighted.llf == pytest.approx(long.llf, abs=1e-8)
+
+
+@pytest.mark.parametrize("scale", [False, True])
+def test_ordinal_svr_case_weights_equal_repeated_rows(scale):
+    X, y, w, X_long, y_long = _repeated()
+    weighted = OrdinalSVR(y, X, weights=w, scale=scale, tol=1e-10).fit()
+    long = OrdinalSVR(y_long, X_long, scale=scale, tol=1e-10).fit()
+    # the default width and the scaling count the weights as frequencies
+    assert weighted.model.spec.kernel.gamma == pytest.approx(long.model.spec.kernel.gamma,
+                                                             rel=1e-12)
+    np.testing.assert_allclose(weighted.predict_score(X), long.predict_score(X), atol=1e-8)
+
+
+def test_competitor_case_weights_are_checked():
+    X, y = make_nonlinear(30, d=2, random_state=0)
+    with pytest.raises(ValueError, match="'weights' parameter of OrderedLogit must be "
+                                         "nonnegative"):
+        OrderedLogit(y, X, weights=np.r_[-1.0, np.ones(29)])
+    with pytest.raises(ValueError, match="one weight per row"):
+        OrdinalSVR(y, X, weights=np.ones(3))
+
+
+def test_ordered_logit_with_large_case_weights_converges():
+    # counts of the size of MASS::housing's (sum 1681 over 9 rows): statsmodels minimises
+    # -loglike / rows, so the gradient tolerance must scale with sum(w) / rows to stop
+    # where the fit to the repeated rows stops (it reported non-convergence before)
+    levels = ["Low", "Medium", "High"]
+    y = pd.Series(pd.Categorical(levels * 3, categories=levels, ordered=True))
+    group = np.repeat(["a", "b", "c"], 3)
+    X = pd.DataFrame({"b": (group == "b") * 1.0, "c": (group == "c") * 1.0})
+    w = np.array([282, 170, 180, 190, 180, 266, 95, 96, 222], dtype=float)
+    rows = np.repeat(np.arange(9), w.astype(int))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        weighted = OrderedLogit(y, X, weights=w).fit()
+        long = OrderedLogit(y.iloc[rows], X.iloc[rows]).fit()
+    np.testing.assert_allclose(weighted.params, long.params, atol=1e-6)

@@ -218,3 +218,70 @@ def test_api_pages(site, browser):
     text = browser.find_element("css selector", "article").text
     for word in ["Parameters", "method", "kernel", "from_formula", "fit"]:
         assert word in text, word
+
+
+# --------------------------------------------------------------------------- pkgdown (R)
+R_CMD = shutil.which("R")
+RSCRIPT = shutil.which("Rscript")
+PKGDOWN = BUILD / "pkgdown"
+#: Reference pages and what each must show: its title and output of its examples.
+PKGDOWN_PAGES = {
+    "reference/nordic.html": ["Noncrossing Ordinal Classification", "Intercepts:"],
+    "reference/tune_nordic.html": ["Choose C and the Kernel Width", "Best parameters:"],
+    "reference/tidy.nordic.html": ["Tidy Tables", "conf.low"],
+    "reference/predict.nordicstats_fit.html": ["Predictions, Residuals", "TRUE"],
+    "reference/parallel_test.html": ["Wald test of parallel boundaries", "p-value"],
+    "articles/from-r.html": ["Coefficients, boundary a|b:"],
+    "articles/housing.html": ["Tests of nominal effects"],
+}
+#: Pages whose examples draw plots (images the browser must decode).
+PKGDOWN_FIGURES = {"reference/tune_nordic.html": 1, "reference/predict.nordicstats_fit.html": 2}
+
+
+@pytest.fixture(scope="module")
+def pkgdown_site(tmp_path_factory):
+    """The R package's pkgdown site: reference pages with their examples run, the knitr
+    vignettes as articles (through the Python side of this checkout)."""
+    if R_CMD is None or RSCRIPT is None:
+        pytest.skip("R is not installed; run scripts/setup_r.sh")
+    has = subprocess.run([RSCRIPT, "-e", "quit(status = !requireNamespace('pkgdown', "
+                          "quietly = TRUE))"], capture_output=True)
+    if has.returncode != 0:
+        pytest.skip("pkgdown is not installed; run scripts/setup_r.sh (r-cran-pkgdown)")
+    lib = tmp_path_factory.mktemp("pkgdown-rlib")
+    install = subprocess.run([R_CMD, "CMD", "INSTALL", "--no-test-load", f"--library={lib}",
+                              str(ROOT)], capture_output=True, text=True, timeout=300)
+    assert install.returncode == 0, install.stderr[-4000:]
+    env = {**os.environ, "R_LIBS": str(lib), "NORDICSTATS_PYTHON": sys.executable,
+           "NORDICSTATS_VIGNETTE_SIZE": "small", "OMP_NUM_THREADS": "1",
+           "OPENBLAS_NUM_THREADS": "1", "PYTHONPATH": str(ROOT)}
+    # pkgdown.internet = FALSE: no look-up of the package on CRAN (offline machines)
+    code = (f"options(pkgdown.internet = FALSE); pkgdown::build_site('.', preview = FALSE, "
+            f"new_process = FALSE, install = FALSE, override = list(destination = "
+            f"'{PKGDOWN}'))")
+    proc = subprocess.run([RSCRIPT, "-e", code], cwd=ROOT, env=env, capture_output=True,
+                          text=True, timeout=1800)
+    assert proc.returncode == 0, f"pkgdown failed:\n{proc.stdout[-4000:]}\n{proc.stderr[-4000:]}"
+    return PKGDOWN
+
+
+def test_pkgdown_reference_lists_every_exported_function(pkgdown_site, browser):
+    open_page(browser, pkgdown_site, "reference/index.html", "pkgdown-reference")
+    text = browser.find_element("tag name", "main").text
+    for name in ["nordic", "tune_nordic", "ordinal_svr", "predict(", "parallel_test",
+                 "tidy(", "bayes_rule_ordinal", "nordic_python"]:
+        assert name in text, name
+
+
+@pytest.mark.parametrize("page", sorted(PKGDOWN_PAGES))
+def test_pkgdown_page(pkgdown_site, browser, page):
+    open_page(browser, pkgdown_site, page, "pkgdown-" + page.replace("/", "-")[:-5])
+    text = browser.find_element("tag name", "main").text
+    assert "built without the Python side" not in text
+    for expected in PKGDOWN_PAGES[page]:
+        assert expected in text, (page, expected)
+    figures = browser.execute_script(
+        "return Array.from(document.querySelectorAll('main img'))"
+        ".filter(i => i.complete && i.naturalWidth > 100"
+        " && i.getBoundingClientRect().width > 100).length;")
+    assert figures >= PKGDOWN_FIGURES.get(page, 0), (page, figures)

@@ -144,6 +144,32 @@ def test_conversion_refuses_what_it_cannot_represent(embedded):
     assert list(out) == [2.0**40, 1.0]
 
 
+# ----------------------------------------------------------------------------- wording
+@pytest.mark.parametrize("python, r", [
+    ("The 'C' parameter of NORDIC must be a float in (0, inf). Got -1 instead.",
+     "The 'C' argument of nordic() must be a number in (0, Inf). Got -1 instead."),
+    ("The 'which' parameter of predict must be one of ['class', 'decision'].",
+     "The 'type' argument of predict() must be one of c(\"class\", \"decision\")."),
+    ("exog column(s) ['x1'] are constant", "covariates column(s) c(\"x1\") are constant"),
+    ("The 'scale' parameter of OrdinalSVR must be True or False. Got None instead.",
+     "The 'scale' argument of ordinal_svr() must be TRUE or FALSE. Got NULL instead."),
+    ("Got -1.0 at row 0 (3 bad value(s))", "Got -1.0 at row 1 (3 bad value(s))"),
+    ("row 4 sums to np.float64(1.1)", "row 5 sums to 1.1"),
+    ("NORDICResults has no cov_params(); see test_parallel()",
+     "the nordic() fit has no vcov(); see parallel_test()"),
+    ("The 'weights' parameter of tune: sample_weight, n_splits=3, random_state",
+     "The 'weights' argument of tune_nordic(): weights, folds=3, seed"),
+    ("NORDIC-1 and NORDIC-2 fits; endog is ordered", "NORDIC-1 and NORDIC-2 fits; response "
+                                                     "is ordered"),
+    ("OrderedModel (bfgs) did not converge. Check mle_retvals",
+     "ordered_logit() (bfgs) did not converge."),
+])
+def test_python_messages_are_reworded_for_r(python, r):
+    from nordicstats.r.wording import r_message
+
+    assert r_message(python) == r
+
+
 # ----------------------------------------------------------------------------- calls
 def test_python_errors_and_warnings_become_r_conditions(embedded):
     from nordicstats.r import expose
@@ -191,6 +217,75 @@ def test_r_predictions_equal_python_predictions_exactly(embedded):
     assert list(cls.categories) == ["bad", "fair", "good"] and cls.ordered
 
 
+def _nordic_has_probabilities():
+    import inspect
+
+    from nordicstats.model import NORDIC
+    return "probability" in inspect.signature(NORDIC.fit).parameters
+
+
+@pytest.mark.parametrize("family", ["nordic", "ordered_logit"])
+def test_r_probabilities_equal_python_probabilities(embedded, family):
+    """predict(type = "probs") is Python's predict(which="proba"), levels as columns."""
+    from nordicstats.compare import OrderedLogit
+    from nordicstats.model import NORDIC
+    from nordicstats.r import r_to_py
+
+    if family == "nordic" and not _nordic_has_probabilities():
+        pytest.skip("NORDIC.fit(probability=True) is not in this version of the Python side")
+    extra = ", kernel = \"linear\", probability = TRUE" if family == "nordic" else ""
+    r_eval(embedded, f"""
+        set.seed(12)
+        d <- data.frame(x1 = rnorm(120), x2 = rnorm(120))
+        d$y <- cut(d$x1 - d$x2 + rnorm(120, sd = 0.6), c(-Inf, -0.6, 0.6, Inf),
+                   labels = c("bad", "fair", "good"), ordered_result = TRUE)
+        new <- data.frame(x1 = seq(-2, 2, length.out = 9), x2 = rep(c(-1, 0, 1), 3))
+        fit <- nordicstats::{family}(y ~ x1 + x2, data = d{extra})
+        probs <- predict(fit, newdata = new, type = "probs")
+    """)
+    d = r_to_py(embedded.globalenv["d"])
+    new = r_to_py(embedded.globalenv["new"])[["x1", "x2"]]
+    if family == "nordic":
+        res = NORDIC(d["y"], d[["x1", "x2"]], kernel="linear").fit(probability=True)
+        which = "proba"
+    else:
+        res = OrderedLogit(d["y"], d[["x1", "x2"]]).fit()
+        which = "proba" if "proba" in res._predictions() else "prob"
+    expected = res.predict(new, which=which)
+    got = r_to_py(embedded.globalenv["probs"])
+    assert list(got.columns) == ["bad", "fair", "good"]
+    np.testing.assert_allclose(np.asarray(got, dtype=float), expected.to_numpy(), rtol=0,
+                               atol=1e-12)
+
+
+@pytest.mark.parametrize("protocol", ["cv", "holdout"])
+def test_tune_nordic_chooses_what_python_tune_chooses(embedded, protocol):
+    """Balance scale at the paper's n = 208: same grid scores, same C and width."""
+    from nordicstats.datasets import load_balance_scale, stratified_split
+    from nordicstats.r import py_to_r, r_to_py
+    from nordicstats.tuning import tune
+
+    data = load_balance_scale()
+    train, tuning, _ = stratified_split(data["balance"], [208, 208], random_state=0)
+    embedded.globalenv["train"] = py_to_r(data.iloc[train].reset_index(drop=True))
+    embedded.globalenv["tuning"] = py_to_r(data.iloc[tuning].reset_index(drop=True))
+    extra = "seed = 1" if protocol == "cv" else "tune_data = tuning"
+    r_eval(embedded, f"tuned <- nordicstats::tune_nordic(balance ~ ., "
+                     f"data = train, {extra})")
+    X, y = data.drop(columns="balance"), data["balance"]
+    holdout = ({"cv": 5, "random_state": 1} if protocol == "cv" else
+               {"X_tune": X.iloc[tuning], "y_tune": y.iloc[tuning]})
+    expected = tune("nordic1", X.iloc[train], y.iloc[train], refit=False, **holdout)
+    best = r_to_py(r_eval(embedded, "tuned$best.parameters"))
+    assert best.iloc[0].to_dict() == expected.best_params
+    scores = r_to_py(r_eval(embedded, "tuned$performances"))
+    np.testing.assert_array_equal(scores["score"], expected.scores["score"])
+    np.testing.assert_array_equal(scores["gamma"], expected.scores["gamma"])
+    # the refitted model is nordic() at the chosen C and width
+    assert r_eval(embedded, "tuned$best.model$C")[0] == expected.best_params["C"]
+    assert r_eval(embedded, "tuned$best.model$gamma")[0] == expected.best_params["gamma"]
+
+
 # ----------------------------------------------------------------------------- R processes
 def test_testthat_suite_passes(r_env):
     run = run_r([RSCRIPT, "-e", 'testthat::test_dir("tests/testthat", package = "nordicstats", '
@@ -234,5 +329,5 @@ def test_python_m_nordicstats_r_behaves_like_rscript(r_env, tmp_path):
                   'library(nordicstats); nordic(y ~ x, data.frame(x = 1:3, y = 1:3), C = -1)'],
                  r_env)
     assert fail.returncode == 1
-    assert "The 'C' parameter of NORDIC must be a float" in fail.stderr
+    assert "The 'C' argument of nordic() must be a number" in fail.stderr
     assert "Execution halted" in fail.stderr

@@ -19,6 +19,7 @@ from nordicstats._summary import make_summary
 from nordicstats._validation import check_positive
 from nordicstats.kernels import make_kernel
 from nordicstats.ordinal import OrdinalModel, OrdinalResults
+from nordicstats.weighting import check_case_weights
 
 __all__ = ["CompetitorModel", "CompetitorResults", "KernelSpec", "check_positive"]
 
@@ -38,6 +39,13 @@ class CompetitorModel(OrdinalModel):
 
     def __init__(self, endog, exog, order=None):
         self._set_data(endog, exog, order)
+        self.weights = None
+
+    def _set_case_weights(self, weights):
+        """Check case weights (frequencies) of the rows; ``None`` keeps the unweighted fit."""
+        self.weights = None if weights is None else check_case_weights(
+            weights, self.response.codes.size, self.response.codes, list(self.levels),
+            owner=type(self).__name__)
 
 
 class KernelSpec:
@@ -45,13 +53,14 @@ class KernelSpec:
 
     Validates ``C`` and builds a :class:`nordicstats.kernels.Kernel`; ``gamma=None``
     applies the paper's median pairwise-distance rule to the training covariates
-    (as :class:`nordicstats.NORDIC` does).
+    (as :class:`nordicstats.NORDIC` does; case ``weights`` count as frequencies).
     """
 
-    def __init__(self, owner, X, kernel="rbf", C=1.0, gamma=None, degree=3, coef0=1.0):
+    def __init__(self, owner, X, kernel="rbf", C=1.0, gamma=None, degree=3, coef0=1.0,
+                 weights=None):
         self.C = check_positive(C, "C", owner)
         self.kernel = make_kernel(kernel, X=X, gamma=gamma, degree=degree, coef0=coef0,
-                                  owner=owner)
+                                  owner=owner, weights=weights)
 
     def sklearn_kwargs(self):
         """Keyword arguments for scikit-learn's libsvm estimators (same kernel formulas)."""

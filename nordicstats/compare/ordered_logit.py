@@ -41,6 +41,10 @@ class OrderedLogit(CompetitorModel):
         Covariates without a constant (the thresholds are the intercepts).
     order : sequence, optional
         Levels from lowest to highest.
+    weights : array-like of shape (n,), optional
+        Nonnegative case weights: the fit maximises ``sum_i w_i log P(Y = y_i | x_i)``,
+        as ``MASS::polr(weights = )`` does, so integer weights give the fit on the data
+        with row i repeated w_i times.
 
     Examples
     --------
@@ -51,8 +55,9 @@ class OrderedLogit(CompetitorModel):
     ['x1', 'x2', '1|2', '2|3']
     """
 
-    def __init__(self, endog, exog, order=None):
+    def __init__(self, endog, exog, order=None, weights=None):
         super().__init__(endog, exog, order=order)
+        self._set_case_weights(weights)
         X = self.exog
         constant = np.flatnonzero(np.ptp(X, axis=0) == 0)
         if constant.size:
@@ -77,21 +82,39 @@ class OrderedLogit(CompetitorModel):
         -------
         OrderedLogitResults
         """
-        from statsmodels.miscmodels.ordinal_model import OrderedModel
-
         start = time.perf_counter()
         exog = pd.DataFrame(self.exog, columns=self.exog_names)
         endog = pd.Series(pd.Categorical(self.response.codes, categories=range(self.n_levels),
                                          ordered=True))
-        sm_model = OrderedModel(endog, exog, distr="logit")
+        sm_model = _ordered_model(endog, exog, self.weights)
         if method in ("bfgs", "cg"):
-            kwargs.setdefault("gtol", gtol)
+            # statsmodels minimises -loglike / (rows); with case weights that is
+            # sum(w) / rows times the per-observation mean, so the tolerance scales alike
+            # (the stopping rule of the fit to the repeated rows)
+            scale = 1.0 if self.weights is None else self.weights.sum() / self.weights.size
+            kwargs.setdefault("gtol", gtol * scale)
         sm_res = sm_model.fit(method=method, maxiter=maxiter, disp=False, **kwargs)
         if not sm_res.mle_retvals.get("converged", True):
             warnings.warn(f"OrderedModel ({method}) did not converge in {maxiter} iterations; "
                           "estimates may be inaccurate. Increase maxiter or try method='newton'.",
                           ConvergenceWarning, stacklevel=2)
         return OrderedLogitResults(self, sm_res, time.perf_counter() - start)
+
+
+def _ordered_model(endog, exog, weights=None):
+    """statsmodels' logit ``OrderedModel``; with case weights its log-likelihood terms are
+    ``w_i log P(Y = y_i | x_i)`` (statsmodels differentiates ``loglike`` numerically, so the
+    score and the observed information follow the weighted likelihood)."""
+    from statsmodels.miscmodels.ordinal_model import OrderedModel
+
+    if weights is None:
+        return OrderedModel(endog, exog, distr="logit")
+
+    class WeightedOrderedModel(OrderedModel):
+        def loglikeobs(self, params):
+            return weights * super().loglikeobs(params)
+
+    return WeightedOrderedModel(endog, exog, distr="logit")
 
 
 def _natural_cov(sm_results, jac):

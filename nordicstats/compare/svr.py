@@ -57,6 +57,11 @@ class OrdinalSVR(CompetitorModel):
         libsvm stopping tolerance (e1071's ``tolerance``).
     order : sequence, optional
         Levels from lowest to highest.
+    weights : array-like of shape (n,), optional
+        Nonnegative case weights: row i's epsilon-insensitive loss is multiplied by
+        w_i (libsvm's per-row cost ``C w_i``), so integer weights give the fit on the
+        data with row i repeated w_i times; ``scale=True`` and the default ``gamma``
+        count them as frequencies too.
 
     Examples
     --------
@@ -68,19 +73,21 @@ class OrdinalSVR(CompetitorModel):
     """
 
     def __init__(self, endog, exog, kernel="rbf", C=1.0, gamma=None, degree=3, coef0=1.0,
-                 epsilon=0.1, scale=False, tol=1e-3, order=None):
+                 epsilon=0.1, scale=False, tol=1e-3, order=None, weights=None):
         super().__init__(endog, exog, order=order)
+        self._set_case_weights(weights)
         if not isinstance(scale, (bool, np.bool_)):
             raise ValueError(f"The 'scale' parameter of OrdinalSVR must be True or False. "
                              f"Got {scale!r} instead.")
         self.scale = bool(scale)
-        self.x_center, self.x_scale = _column_scaling(self.exog, self.scale)
+        self.x_center, self.x_scale = _column_scaling(self.exog, self.scale, self.weights)
         y = self.response.codes + 1.0
-        self.y_center, self.y_scale = (y.mean(), y.std(ddof=1)) if self.scale else (0.0, 1.0)
-        if self.y_scale == 0:
-            self.y_scale = 1.0
+        self.y_center, self.y_scale = (_column_scaling(y[:, None], True, self.weights)
+                                       if self.scale else (0.0, 1.0))
+        self.y_center, self.y_scale = float(np.squeeze(self.y_center)), float(np.squeeze(
+            self.y_scale))
         self.spec = KernelSpec("OrdinalSVR", self.scaled_exog(self.exog), kernel, C, gamma,
-                               degree, coef0)
+                               degree, coef0, weights=self.weights)
         self.epsilon = float(epsilon) if epsilon == 0 else check_positive(epsilon, "epsilon",
                                                                           "OrdinalSVR")
         self.tol = check_positive(tol, "tol", "OrdinalSVR")
@@ -97,7 +104,7 @@ class OrdinalSVR(CompetitorModel):
         target = (self.response.codes + 1.0 - self.y_center) / self.y_scale
         svr = SVR(C=self.spec.C, epsilon=self.epsilon, tol=self.tol, shrinking=True,
                   **self.spec.sklearn_kwargs())
-        svr.fit(self.scaled_exog(self.exog), target)
+        svr.fit(self.scaled_exog(self.exog), target, sample_weight=self.weights)
         return OrdinalSVRResults(self, svr, time.perf_counter() - start)
 
 
@@ -164,14 +171,18 @@ class OrdinalSVRResults(CompetitorResults):
         return left, right, [table], notes
 
 
-def _column_scaling(X, scale):
-    """Training mean and SD per column; constant columns are left unscaled (as e1071)."""
+def _column_scaling(X, scale, weights=None):
+    """Training mean and SD per column (n-1 denominator, case weights as frequencies:
+    n = sum w); constant columns are left unscaled (as e1071)."""
     if not scale:
         return np.zeros(X.shape[1]), np.ones(X.shape[1])
-    if X.shape[0] < 2:
+    if (X.shape[0] if weights is None else weights.sum()) < 2:
         raise ValueError("scale=True needs at least two observations.")
-    center = X.mean(axis=0)
-    sd = X.std(axis=0, ddof=1)
+    if weights is None:
+        center, sd = X.mean(axis=0), X.std(axis=0, ddof=1)
+    else:
+        center = weights @ X / weights.sum()
+        sd = np.sqrt(weights @ (X - center) ** 2 / (weights.sum() - 1))
     constant = sd == 0
     center[constant] = 0.0
     sd[constant] = 1.0

@@ -3,9 +3,11 @@
 * :mod:`nordicstats.r.convert` -- NA-correct conversion of R data.frames and
   vectors to pandas/numpy and back (never rpy2's default pandas conversion);
 * :mod:`nordicstats.r.bridge` -- the single R -> Python call path: Python
-  errors become R errors, Python warnings R warnings;
+  errors become R errors, Python warnings R warnings, both worded for R users by
+  :mod:`nordicstats.r.wording`;
 * :mod:`nordicstats.r.api` -- the functions the R package ``nordicstats``
-  calls (fit, predict, summary tables, vcov, confint, theory helpers);
+  calls (fit, predict, residuals, summary tables, vcov, confint, the parallel
+  test, tuning, theory helpers);
 * ``python -m nordicstats.r script.R`` -- Rscript with the bridge loaded.
 
 Nothing else in nordicstats imports this package, so rpy2 and R are needed

@@ -24,13 +24,16 @@ import numpy as np
 import pandas as pd
 
 from nordicstats import theory as th
-from nordicstats.compare import OrderedLogit, OrdinalSVR
+from nordicstats.compare import OrderedLogit, OrdinalSVR, make_classifier
+from nordicstats.data import binary_signs
 from nordicstats.model import NORDIC
 from nordicstats.r.convert import frame_to_matrix
+from nordicstats.r.wording import r_message
 from nordicstats.weighting import describe_weighting
 
 __all__ = ["API", "fit_model", "refit_model", "has_fit", "forget_fits", "predict_model",
-           "coef_table", "vcov_model", "confint_model", "echo", "theory", "FAMILIES",
+           "residuals_model", "coef_table", "vcov_model", "confint_model",
+           "parallel_test_model", "tune_model", "echo", "theory", "FAMILIES", "R_NAMES",
            "THEORY", "CACHE_SIZE"]
 
 #: Fits kept in memory; older ones are re-created on demand from the R object.
@@ -42,6 +45,8 @@ _FITS = OrderedDict()
 # ----------------------------------------------------------------------------- fitting
 #: Model families R can fit: R front end -> Python model class.
 FAMILIES = {"nordic": NORDIC, "svr": OrdinalSVR, "ologit": OrderedLogit}
+#: The R function of each family (messages).
+R_NAMES = {"nordic": "nordic", "svr": "ordinal_svr", "ologit": "ordered_logit"}
 
 
 def fit_model(family, y, X, args=None, response="y", key=None):
@@ -71,7 +76,7 @@ def fit_model(family, y, X, args=None, response="y", key=None):
         The fields of the R object (see :func:`_describe`).
     """
     cls = _family(family)
-    model_kw, fit_kw = _split_args(cls, args)
+    model_kw, fit_kw = _split_args(cls, args, R_NAMES[family])
     model = cls(_response(y, response), _design(X), **model_kw)
     res = model.fit(**fit_kw)
     key = key or uuid.uuid4().hex
@@ -138,17 +143,48 @@ def _get(key):
 
 # ----------------------------------------------------------------------------- results
 def predict_model(key, X, type="class"):
-    """Predictions for new rows: ``predict(X, which=type)`` of the fit, as R values.
+    """Predictions for new rows: ``predict(X, which=...)`` of the fit, as R values.
 
-    ``"class"`` and ``"decision"`` for every family, ``"prob"`` for ``ologit`` and
-    ``"score"`` for ``svr``; rows with a missing covariate give NA.
+    ``type`` is R's name: ``"class"`` and ``"decision"`` for every family,
+    ``"probs"`` (a matrix, one column per level, like ``MASS::polr``) for the fits
+    that have class probabilities, ``"score"`` for ``svr``; rows with a missing
+    covariate give NA.
     """
-    out = _get(key).predict(_design(X), which=type)
+    res = _get(key)
+    which = _probability_kind(res) if type == "probs" else type
+    out = res.predict(_design(X), which=which)
     if isinstance(out, pd.DataFrame):
         return frame_to_matrix(out.reset_index(drop=True))
     if isinstance(out, pd.Series) and not isinstance(out.dtype, pd.CategoricalDtype):
         return out.to_numpy(dtype=float)
     return pd.Categorical(out)
+
+
+def _probability_kind(res):
+    """Python's name of the class probabilities of a fit: ``"proba"``, or the ordered
+    logit's older ``"prob"`` where ``"proba"`` is not offered."""
+    return "proba" if "proba" in res._predictions() else "prob"
+
+
+def residuals_model(key, X, y):
+    """Residuals of a fit at the rows ``(X, y)`` of its model frame (R's ``residuals()``).
+
+    NORDIC: the hinge slacks ``xi_ik = (1 - y_i^(k) f_k(x_i))_+`` of every row and
+    boundary (paper, eq. (2.3): the loss the fit minimises), with ``y_i^(k) = +1`` when
+    ``y_i`` is above boundary k, else -1; a matrix with one column per boundary.
+    SVR: the level number minus the fitted score, ``(1..K)_i - g(x_i)``.  The ordered
+    logit has no residuals of one accepted kind (as ``MASS::polr``), so it raises.
+    """
+    res = _get(key)
+    codes = np.asarray(_response(y, "y").cat.codes, dtype=int)
+    if isinstance(res.model, NORDIC):
+        F = _decision(res, X)
+        return _boundary_matrix(res, np.maximum(0.0, 1.0 - binary_signs(codes, F.shape[1] + 1)
+                                                * F))
+    if isinstance(res.model, OrdinalSVR):
+        return codes + 1.0 - res.predict_score(_design(X))
+    raise ValueError("ordered_logit() fits have no residuals (nor have MASS::polr fits): use "
+                     "predict(fit, type = \"probs\") for fitted probabilities.")
 
 
 #: summary_frame() columns -> the names R's summary prints.
@@ -187,25 +223,46 @@ def _cov_sources(res):
     return pd.DataFrame({"boundary": list(map(str, sources.index)),
                          "estimator": sources["estimator"].to_numpy(),
                          "intervals": sources["intervals"].to_numpy(dtype=bool),
-                         "reason": sources["reason"].to_numpy()})
+                         "reason": [r_message(r) for r in sources["reason"]]})
 
 
 def _no_se_reason(res):
+    if _is_kernel_nordic(res):
+        return _kernel_reason(res)
     try:
         res.cov_params()
     except Exception as exc:  # the results say why they have no covariance
-        return str(exc)
+        return r_message(exc)
     return None
+
+
+def _is_kernel_nordic(res):
+    return isinstance(res.model, NORDIC) and not res.model.kernel.is_linear
+
+
+def _kernel_reason(res):
+    return (f"this fit used the {res.model.kernel.describe()} kernel, whose boundaries have "
+            "no coefficients (hence no standard errors or tests); fit kernel = \"linear\" "
+            "for inference.")
+
+
+def _linear_fit(key, what):
+    """The fit ``key``; a kernel NORDIC fit raises, since ``what`` needs coefficients."""
+    res = _get(key)
+    if _is_kernel_nordic(res):
+        raise ValueError(f"{what} needs a nordic() fit with kernel = \"linear\": "
+                         + _kernel_reason(res))
+    return res
 
 
 def vcov_model(key):
     """``cov_params()`` of the fit as a matrix with the parameter names."""
-    return _as_matrix(_get(key).cov_params(), "cov_params()")
+    return _as_matrix(_linear_fit(key, "vcov()").cov_params(), "cov_params()")
 
 
 def confint_model(key, level=0.95):
     """``conf_int(alpha = 1 - level)`` of the fit as a two-column matrix."""
-    res = _get(key)
+    res = _linear_fit(key, "confint()")
     if isinstance(level, bool) or not isinstance(level, (int, float)) or not 0 < level < 1:
         raise ValueError(f"level must be a number in (0, 1); got {level!r}.")
     return _as_matrix(res.conf_int(alpha=1.0 - level), "conf_int()")
@@ -213,9 +270,27 @@ def confint_model(key, level=0.95):
 
 def parallel_test_model(key):
     """``test_parallel()`` of a linear NORDIC fit: statistic, df, p-value and method text."""
-    test = _get(key).test_parallel()
-    return {"statistic": float(test.statistic), "df": int(test.df),
-            "p_value": float(test.pvalue), "method": str(test.title)}
+    res = _linear_fit(key, "parallel_test()")
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        test = res.test_parallel()
+    statistic = float(test.statistic)
+    if np.isfinite(statistic):
+        for w in caught:
+            warnings.warn(w.message, w.category, stacklevel=2)
+        reason = None
+    else:
+        reason = _parallel_unavailable(res)
+    return {"statistic": statistic, "df": int(test.df), "p_value": float(test.pvalue),
+            "method": r_message(test.title), "reason": reason}
+
+
+def _parallel_unavailable(res):
+    """Why the parallel test has no statistic: the boundaries whose intervals are withheld."""
+    sources = res.cov_sources
+    withheld = [str(name) for name, row in sources.iterrows() if not row.intervals]
+    return ("the test needs standard errors with intervals for at least two boundaries, and "
+            f"they are withheld for {', '.join(withheld)} (summary() gives the reasons).")
 
 
 def _flat_labels(index):
@@ -231,6 +306,65 @@ def _as_matrix(value, what):
         value = value.set_axis(_flat_labels(value.columns), axis=1)
         return frame_to_matrix(value)
     raise TypeError(f"{what} returned {type(value).__name__}; the bridge expects a DataFrame.")
+
+
+def tune_model(y, X, args=None, C=None, gamma=None, quantiles=(0.1, 0.5, 0.9), folds=5,
+               seed=None, y_tune=None, X_tune=None, scoring="error", weights=None,
+               response="y"):
+    """:func:`nordicstats.tuning.tune` of a NORDIC method for R's ``tune_nordic()``.
+
+    Parameters
+    ----------
+    y, X : the response (ordered factor) and design matrix, as for :func:`fit_model`.
+    args : dict, optional
+        Fixed options of the NORDIC model (``method``, ``kernel``, ``cost``, ...).
+    C : sequence of float, optional
+        The C grid (default the paper's 2^-4..2^4).
+    gamma : sequence of float, optional
+        The width grid; default the rbf widths at ``quantiles`` of the pairwise
+        distances (case weights as frequencies).  Non-rbf kernels tune only C unless
+        ``gamma`` is given.
+    folds, seed : stratified k-fold cross-validation (when there is no tuning set).
+    y_tune, X_tune : optional
+        A tuning set (the paper's protocol) instead of cross-validation.
+    scoring : {"error", "mae"} or a (K, K) cost matrix
+    weights : case weights of the training rows.
+
+    Returns
+    -------
+    dict
+        ``scores`` (data frame), ``best`` (the chosen parameters), ``best_score``,
+        ``protocol``, ``scoring`` and ``fold`` (the 1-based fold of each row under CV).
+    """
+    from nordicstats.tuning import PAPER_C_GRID, default_grid, tune
+
+    fixed, _ = _split_args(NORDIC, args, "tune_nordic")  # fit() options apply to the refit
+    method = fixed.pop("method", "nordic1")
+    make_classifier(method, **fixed)  # checks the options once, before the grid
+    grid = {"C": list(PAPER_C_GRID if C is None else np.atleast_1d(C))}
+    if gamma is not None:
+        grid["gamma"] = list(np.atleast_1d(gamma))
+    elif fixed.get("kernel", "rbf") == "rbf":
+        grid["gamma"] = default_grid(method, _design(X), quantiles=list(np.atleast_1d(
+            quantiles)), weights=weights)["gamma"]
+    holdout = {} if X_tune is None else {"X_tune": _design(X_tune),
+                                         "y_tune": _response(y_tune, response)}
+    result = tune(lambda **params: make_classifier(method, **fixed, **params), _design(X),
+                  _response(y, response), param_grid=grid,
+                  cv=None if holdout else int(folds),
+                  scoring=(scoring if isinstance(scoring, (str, pd.DataFrame))
+                           else np.asarray(scoring, float)),
+                  random_state=None if seed is None else int(seed), refit=False,
+                  weights=weights, **holdout)
+    fold = None
+    if result.folds is not None:
+        fold = np.zeros(len(y), dtype=int)
+        for j, (_, test) in enumerate(result.folds):
+            fold[test] = j + 1
+    scores = result.scores.drop(columns=["fit_time"]).rename(
+        columns=lambda c: f"fold{int(c[5:]) + 1}" if c.startswith("split") else c)
+    return {"scores": scores, "best": result.best_params, "best_score": result.best_score,
+            "protocol": result.protocol, "scoring": result.scoring, "fold": fold}
 
 
 def echo(x):
@@ -280,10 +414,17 @@ def _design(X):
     return np.asarray(X, dtype=float)
 
 
-def _split_args(cls, args):
-    """Constructor arguments of ``cls`` vs the rest (for ``fit()``)."""
+def _split_args(cls, args, r_name):
+    """Constructor arguments of ``cls`` vs those of its ``fit()``; any other name raises."""
     args = dict(args or {})
     taken = set(inspect.signature(cls.__init__).parameters) - {"self", "endog", "exog"}
+    fit_params = inspect.signature(cls.fit).parameters
+    if not any(p.kind is p.VAR_KEYWORD for p in fit_params.values()):
+        known = (taken | set(fit_params)) - {"self", "order"}
+        unknown = sorted(set(args) - known - {"order"})
+        if unknown:
+            raise ValueError(f"unused argument(s) {', '.join(unknown)} in {r_name}(); its "
+                             f"arguments are: {', '.join(sorted(known))}.")
     for bad in ("order",):
         if bad in args:
             raise ValueError(f"'{bad}' cannot be set from R: the levels of the ordered factor "
@@ -373,5 +514,5 @@ _DESCRIBE = {"nordic": _describe_nordic, "svr": _describe_svr, "ologit": _descri
 
 
 #: The functions R calls, by their own names (registered by :mod:`nordicstats.r.bridge`).
-API = (fit_model, refit_model, has_fit, forget_fits, predict_model, coef_table, vcov_model,
-       confint_model, parallel_test_model, echo, theory)
+API = (fit_model, refit_model, has_fit, forget_fits, predict_model, residuals_model,
+       coef_table, vcov_model, confint_model, parallel_test_model, tune_model, echo, theory)

@@ -6,7 +6,8 @@ environment ``.bridge`` of the R package's namespace::
     .bridge$dispatch(name, args)   # name: character(1); args: a named list
 
 ``dispatch`` converts ``args`` with :func:`nordicstats.r.convert.r_to_py`,
-calls the Python function exposed under ``name`` and returns an *envelope*,
+calls the Python function exposed under ``name`` and returns an *envelope*
+(messages reworded for R users by :func:`nordicstats.r.wording.r_message`),
 a named R list ``list(value, error, error_class, traceback, warnings,
 warning_classes)``.  The R side (``R/bridge.R``) re-raises ``error`` with
 ``stop()`` and each warning with ``warning()``, so Python errors become R
@@ -24,6 +25,7 @@ import warnings
 from nordicstats.r import api
 from nordicstats.r._rpy2 import initialize, ri
 from nordicstats.r.convert import py_to_r, r_to_py
+from nordicstats.r.wording import r_message
 
 __all__ = ["expose", "exposed", "dispatch_python", "attach", "register"]
 
@@ -74,10 +76,10 @@ def dispatch_python(name, kwargs):
                                  f"exposed: {exposed()}.")
             out["value"] = py_to_r(func(**kwargs), name="result")
         except Exception as exc:  # every Python error becomes an R condition
-            out["error"] = str(exc) or type(exc).__name__
+            out["error"] = r_message(str(exc) or type(exc).__name__)
             out["error_class"] = type(exc).__name__
             out["traceback"] = "".join(traceback.format_exception(exc))
-    out["warnings"] = [str(w.message) for w in caught]
+    out["warnings"] = [r_message(w.message) for w in caught]
     out["warning_classes"] = [w.category.__name__ for w in caught]
     return out
 
@@ -108,7 +110,7 @@ def _dispatch(name, args):
             raise TypeError("the bridge expects a named list of arguments.")
         out = dispatch_python(fname, kwargs)
     except Exception as exc:  # conversion of the arguments failed
-        out = {"value": None, "error": str(exc), "error_class": type(exc).__name__,
+        out = {"value": None, "error": r_message(exc), "error_class": type(exc).__name__,
                "traceback": "".join(traceback.format_exception(exc)),
                "warnings": [], "warning_classes": []}
     return _envelope(out)

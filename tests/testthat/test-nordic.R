@@ -89,10 +89,10 @@ test_that("bad input gives R errors carrying the Python message", {
     skip_without_python()
     d <- make_ordinal_data()
     expect_error(nordic(y ~ x1, data = d, C = -1),
-                 "The 'C' parameter of NORDIC must be a float in \\(0, inf\\)",
+                 "The 'C' argument of nordic\\(\\) must be a number in \\(0, Inf\\)",
                  class = "ValueError")
     expect_error(nordic(y ~ x1, data = d, method = "nordic9"),
-                 "The 'method' parameter of NORDIC must be one of",
+                 "The 'method' argument of nordic\\(\\) must be one of",
                  class = "nordicstats_python_error")
     expect_error(nordic(y ~ x1, data = d, kernel = "sigmoid"), "kernel",
                  class = "nordicstats_python_error")

@@ -34,7 +34,7 @@ test_that("weights follow subset and na.action like lm's; bad weights name the a
     expect_error(nordic(y ~ x1 + x2, data = d, weights = w, na.action = na.fail))
     d$w[5] <- -1
     expect_error(nordic(y ~ x1 + x2, data = d, weights = w),
-                 "'weights' parameter of NORDIC must be nonnegative and finite",
+                 "'weights' argument of nordic\\(\\) must be nonnegative and finite",
                  class = "nordicstats_python_error")
     ## weight 0 drops a row from the fit; it still gets a fitted value, as in lm()
     d$w[5] <- 0
@@ -62,7 +62,7 @@ test_that("cost = a matrix with dimnames = levels trains with the cost increment
     bad <- cost
     bad["low", ] <- c(0, 4, 1)
     expect_error(nordic(y ~ x1 + x2, data = d, cost = bad),
-                 "row 0 \\(level 'low'\\)", class = "nordicstats_python_error")
+                 "row 1 \\(level 'low'\\)", class = "nordicstats_python_error")
     wrong <- cost
     dimnames(wrong) <- list(c("a", "b", "c"), lv)
     expect_error(nordic(y ~ x1 + x2, data = d, cost = wrong), "labelled by the levels",
