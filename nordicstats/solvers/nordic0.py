@@ -54,6 +54,7 @@ import time
 
 import numpy as np
 
+from nordicstats.kernels import KernelMatrix, gram_block
 from nordicstats.solvers.certificate import certified_result
 from nordicstats.solvers.decomposition import (
     DualState,
@@ -71,6 +72,8 @@ DEFAULT_MAX_ADD = 50
 # relative eigenvalue cut-off of the pseudo-inverse of S (directions below it are left
 # out of the free set; the certificate checks the answer either way)
 _PINV_RCOND = 1e-11
+# with kernel rows on demand, every this many calls of refresh() recompute H from scratch
+_ROWS_ON_DEMAND_REFRESH = 20
 
 
 class IncrementState(DualState):
@@ -87,7 +90,8 @@ class IncrementState(DualState):
 
     def __init__(self, problem, alpha, gamma):  # noqa: D107 - documented on the class
         self.problem = problem
-        self.K = np.asarray(problem.gram, dtype=float)
+        gram = problem.gram
+        self.K = gram if isinstance(gram, KernelMatrix) else np.asarray(gram, dtype=float)
         self.Y = np.asarray(problem.signs, dtype=float)
         self.upper = problem.upper_bounds
         n, m = self.Y.shape
@@ -106,7 +110,9 @@ class IncrementState(DualState):
         """Pseudo-inverse of S and the coefficient matrix of delta_F in G (per boundary)."""
         j, i = self.free[:, 0], self.free[:, 1]
         m = self.m
-        S = self.coupling[np.ix_(j, j)] * self.K[np.ix_(i, i)]
+        # kernel columns of the free rows, K[:, i] (n x |F|; K is symmetric, so rows)
+        self.K_free = gram_block(self.K, i).T if j.size else np.zeros((self.Y.shape[0], 0))
+        S = self.coupling[np.ix_(j, j)] * self.K_free[i]
         # S^+ = Z Z' from the positive eigenvalues: the Hessian correction (V Z)(V Z)'
         # is then positive semi-definite by construction, whatever the rounding in S
         lam, vec = np.linalg.eigh(S) if j.size else (np.zeros(0), np.zeros((0, 0)))
@@ -117,9 +123,21 @@ class IncrementState(DualState):
         k = np.arange(1, m + 1)
         self.weights = (J[None, :] >= k[:, None]).astype(float) - J[None, :] / m  # (m, |F|)
 
-    def refresh(self):
-        """Recompute H = K (Y * alpha), delta_F and G from scratch (removes drift)."""
-        self.Hk = self.K @ (self.Y * self.alpha)
+    def refresh(self, full=None):
+        """Recompute H = K (Y * alpha), delta_F and G from scratch (removes drift).
+
+        The decomposition loop calls this every 50 steps.  With kernel rows on demand
+        (a :class:`~nordicstats.kernels.KernelMatrix`) the product K (Y * alpha)
+        evaluates all n^2 kernel values, so it is redone only every
+        ``_ROWS_ON_DEMAND_REFRESH``-th call (or when ``full=True``); the others
+        recompute delta_F and G from the running H.
+        """
+        self._refreshes = getattr(self, "_refreshes", -1) + 1
+        if full is None:
+            full = not isinstance(self.K, KernelMatrix) or \
+                self._refreshes % _ROWS_ON_DEMAND_REFRESH == 0
+        if full:
+            self.Hk = self.K @ (self.Y * self.alpha)
         self._update()
 
     def _update(self):
@@ -132,7 +150,7 @@ class IncrementState(DualState):
             else np.zeros(0)
         self.G = np.repeat(total[:, None] / m, m, axis=1)
         if j.size:
-            Kd = self.K[:, i] * self.delta_free  # columns K e_i delta_(J, i)
+            Kd = self.K_free * self.delta_free  # columns K e_i delta_(J, i)
             self.G += Kd @ self.weights.T
 
     def omega(self):
@@ -153,10 +171,10 @@ class IncrementState(DualState):
 
     def ordering_multipliers(self):
         """psi_J = sum_{k <= J} K (omega_k - y_k alpha_k), shape (n, K-2); zero on F."""
-        j, i = self.free[:, 0], self.free[:, 1]
+        j = self.free[:, 0]
         psi = -self.Ka.copy()
         if j.size:
-            psi += (self.K[:, i] * self.delta_free) @ self.coupling[j]
+            psi += (self.K_free * self.delta_free) @ self.coupling[j]
         return psi
 
     # --- decomposition steps ----------------------------------------------------------------
@@ -179,7 +197,7 @@ class IncrementState(DualState):
         for k in np.unique(ak):
             sel = ak == k
             # rows of the symmetric K: a contiguous gather, faster than its columns
-            self.Hk[:, k] += (self.Y[ai[sel], k] * change[sel]) @ self.K[ai[sel]]
+            self.Hk[:, k] += (self.Y[ai[sel], k] * change[sel]) @ gram_block(self.K, ai[sel])
 
     def rebalance(self):
         """Restore y_k'alpha_k + gamma_k - gamma_{k-1} = 0 after clipping (one free alpha)."""
@@ -251,9 +269,9 @@ class _ReducedSubproblem(_Subproblem):
         st = self.state
         ak, ai = self.alpha_set
         na = ai.size
-        Q = st.K[np.ix_(ai, ai)] / st.m
+        Q = gram_block(st.K, ai, ai) / st.m
         if st.free.size:
-            R = (st.weights[ak] * st.K[np.ix_(ai, st.free[:, 1])]) @ st.S_root  # V Z
+            R = (st.weights[ak] * st.K_free[ai]) @ st.S_root  # V Z
             Q = Q + R @ R.T
         y = st.Y[ai, ak]
         H = np.zeros((self.size, self.size))
@@ -316,7 +334,7 @@ def solve_nordic0_active_set(problem, tol=DEFAULT_TOL, working_set=None, max_add
         rounds += 1
         if status != "optimal" or m < 2 or not state.update_free_set(tol, int(max_add)):
             break
-    state.refresh()
+    state.refresh(full=True)
     return _result(problem, state, status, it, rounds, origin, time.perf_counter() - start)
 
 
