@@ -15,7 +15,8 @@ For each (design, n, K, C) one run times, on the same data and one after the oth
   gamma=0.2, C=C).fit(cov_type="none")`` (NORDIC-1 with ``solver="auto"``, i.e.
   ``smo``; ``decomposition``: NORDIC-1 with the previous solver; ``nordic0``: the
   active-set solver, kernel rows on demand above 4,096 rows; ``nordic0_dense``: the
-  same with the dense Gram matrix formed first), with its status, relative duality gap
+  same with the dense Gram matrix formed first; ``nordic0_one_pass``: the active set
+  without its coarse first pass, as before), with its status, relative duality gap
   and largest violation, and the peak memory of the fit (growth of the peak resident set
   or tracemalloc's peak, whichever is larger: ``bench_speed.measured``).
 
@@ -58,7 +59,10 @@ FIELDS = ["date", "part", "design", "n", "K", "C", "method", "solver", "status",
           "libsvm_seconds", "ratio", "gap", "max_violation", "iterations", "peak_mb",
           "load"]
 METHODS = {"nordic1": ("nordic1", "auto"), "decomposition": ("nordic1", "decomposition"),
-           "nordic0": ("nordic0", "auto"), "nordic0_dense": ("nordic0", "auto")}
+           "nordic0": ("nordic0", "auto"), "nordic0_dense": ("nordic0", "auto"),
+           "nordic0_one_pass": ("nordic0", "auto")}
+# solver options per method (nordic0_one_pass: the active set without its coarse first pass)
+METHOD_OPTIONS = {"nordic0_one_pass": {"coarse_tol": 1e-8}}
 # methods fitted with the dense Gram matrix formed first, whatever n (the comparison of
 # kernel rows on demand with the stored matrix)
 DENSE_GRAM_METHODS = ("nordic0_dense",)
@@ -111,7 +115,8 @@ def run_cases(args):
                     for method in args.methods:
                         m, solver = METHODS[method]
                         result, seconds, peak = measured(fit_nordic, X, codes, m, solver, C,
-                                                         dense_gram=method in DENSE_GRAM_METHODS)
+                                                         dense_gram=method in DENSE_GRAM_METHODS,
+                                                         **METHOD_OPTIONS.get(method, {}))
                         row = _row("cases", name, n, K, C, method, result, seconds, base, peak)
                         rows.append(row)
                         _print(row)

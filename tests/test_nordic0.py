@@ -27,7 +27,7 @@ from nordicstats.solvers.certificate import (
     finish_status,
 )
 from nordicstats.solvers.decomposition import solve_dual_decomposition
-from nordicstats.solvers.nordic0 import solve_nordic0_active_set
+from nordicstats.solvers.nordic0 import DEFAULT_TOL, solve_nordic0_active_set
 
 OBJ_RTOL = 1e-6
 
@@ -93,6 +93,18 @@ def test_rows_on_demand_match_the_independent_primal(n, K, gamma_scale, C, seed)
     _check_orderings(lazy)
     cert = certify(lazy_problem, lazy.dual_coef, lazy.intercept, lazy.multipliers)
     assert cert.certified and cert.gap <= GAP_TOL and cert.max_violation <= VIOLATION_TOL
+
+
+def test_coarse_first_pass_reaches_the_one_pass_optimum():
+    problem = rbf_problem(150, 4, 2.0, 4.0, seed=12)
+    two = solve(problem, solver="active_set")  # coarse_tol=1e-3 first
+    one = solve(problem, solver="active_set", coarse_tol=DEFAULT_TOL)
+    assert two.status == one.status == "optimal" and two.info["free_increments"] > 0
+    assert two.objective == pytest.approx(solve_primal(problem), rel=OBJ_RTOL)
+    assert two.objective == pytest.approx(one.objective, rel=OBJ_RTOL)
+    _check_orderings(two)
+    with pytest.raises(ValueError, match="coarse_tol"):
+        solve(problem, solver="active_set", coarse_tol=0.0)
 
 
 def test_model_fits_nordic0_with_rows_on_demand_above_the_threshold(monkeypatch):
