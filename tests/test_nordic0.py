@@ -97,7 +97,7 @@ def test_rows_on_demand_match_the_independent_primal(n, K, gamma_scale, C, seed)
 
 def test_coarse_first_pass_reaches_the_one_pass_optimum():
     problem = rbf_problem(150, 4, 2.0, 4.0, seed=12)
-    two = solve(problem, solver="active_set")  # coarse_tol=1e-3 first
+    two = solve(problem, solver="active_set")  # coarse_tol=0.1 first
     one = solve(problem, solver="active_set", coarse_tol=DEFAULT_TOL)
     assert two.status == one.status == "optimal" and two.info["free_increments"] > 0
     assert two.objective == pytest.approx(solve_primal(problem), rel=OBJ_RTOL)
