@@ -44,7 +44,7 @@ stays dual feasible throughout (its constraints do not depend on F), so each
 inner solve continues from the last point.
 
 Kernel rows.  The solver reads K only by rows (the working set's, a step's), by
-the kernel columns of the free rows (n x |F|, formed once per free set) and by the
+the kernel columns of the free rows (``n x |F|``, formed once per free set) and by the
 products K (Y * alpha) of a refresh, so a
 :class:`~nordicstats.kernels.KernelMatrix` (rows computed from X on demand) serves
 as well as the dense matrix; the model passes one above
