@@ -113,8 +113,9 @@ class IncrementState(DualState):
         self.free = np.zeros((0, 2), dtype=int)  # rows (J - 1, i): 0-based increment, row
         self.feasible = np.zeros(0)  # increments of the last feasible point, on F
         self.coupling = _bridge(m)
+        self._refreshes = 0  # calls of refresh(), for the full ones with rows on demand
         self._factor_free()
-        self.refresh()
+        self.refresh(full=True)
 
     # --- the reduced problem ----------------------------------------------------------------
     def _factor_free(self):
@@ -143,7 +144,7 @@ class IncrementState(DualState):
         ``_ROWS_ON_DEMAND_REFRESH``-th call (or when ``full=True``); the others
         recompute delta_F and G from the running H.
         """
-        self._refreshes = getattr(self, "_refreshes", -1) + 1
+        self._refreshes += 1
         if full is None:
             full = not isinstance(self.K, KernelMatrix) or \
                 self._refreshes % _ROWS_ON_DEMAND_REFRESH == 0
