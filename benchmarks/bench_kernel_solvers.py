@@ -14,9 +14,11 @@ For each (design, n, K, C) one run times, on the same data and one after the oth
 * each method through the public API: ``NORDIC(y, X, method=..., kernel="rbf",
   gamma=0.2, C=C).fit(cov_type="none")`` (NORDIC-1 with ``solver="auto"``, i.e.
   ``smo``; ``decomposition``: NORDIC-1 with the previous solver; ``nordic0``: the
-  active-set solver), with its status, relative duality gap and largest violation,
-  and the peak memory of the fit (growth of the peak resident set or tracemalloc's
-  peak, whichever is larger: ``bench_speed.measured``).
+  active-set solver, kernel rows on demand above 4,096 rows; ``nordic0_dense``: the
+  same with the dense Gram matrix formed first; ``nordic0_one_pass``: the active set
+  without its coarse first pass, as before), with its status, relative duality gap
+  and largest violation, and the peak memory of the fit (growth of the peak resident set
+  or tracemalloc's peak, whichever is larger: ``bench_speed.measured``).
 
 ``--part grid`` times the paper's 27-point grid (gamma at the 10/50/90% distance
 quantiles x C = 2^-4..2^4) at one n and K: NORDIC-1 warm-started along C against 27
@@ -57,7 +59,13 @@ FIELDS = ["date", "part", "design", "n", "K", "C", "method", "solver", "status",
           "libsvm_seconds", "ratio", "gap", "max_violation", "iterations", "peak_mb",
           "load"]
 METHODS = {"nordic1": ("nordic1", "auto"), "decomposition": ("nordic1", "decomposition"),
-           "nordic0": ("nordic0", "auto")}
+           "nordic0": ("nordic0", "auto"), "nordic0_dense": ("nordic0", "auto"),
+           "nordic0_one_pass": ("nordic0", "auto")}
+# solver options per method (nordic0_one_pass: the active set without its coarse first pass)
+METHOD_OPTIONS = {"nordic0_one_pass": {"coarse_tol": 1e-8}}
+# methods fitted with the dense Gram matrix formed first, whatever n (the comparison of
+# kernel rows on demand with the stored matrix)
+DENSE_GRAM_METHODS = ("nordic0_dense",)
 
 
 def design(name, n, K, seed=0):
@@ -78,8 +86,10 @@ def libsvm_fits(X, codes, K, C, gamma=GAMMA):
         SVC(C=C, gamma=gamma).fit(X, signs[:, k])
 
 
-def fit_nordic(X, codes, method, solver, C, gamma=GAMMA, **options):
+def fit_nordic(X, codes, method, solver, C, gamma=GAMMA, dense_gram=False, **options):
     model = NORDIC(codes, X, method=method, kernel="rbf", gamma=gamma, C=C, solver=solver)
+    if dense_gram:
+        model.gram  # noqa: B018 - a formed Gram matrix is used instead of rows on demand
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # the status is reported in the row
         return model.fit(cov_type="none", **options).solver_result
@@ -104,7 +114,9 @@ def run_cases(args):
                     _, base, _ = measured(libsvm_fits, X, codes, K, C)
                     for method in args.methods:
                         m, solver = METHODS[method]
-                        result, seconds, peak = measured(fit_nordic, X, codes, m, solver, C)
+                        result, seconds, peak = measured(fit_nordic, X, codes, m, solver, C,
+                                                         dense_gram=method in DENSE_GRAM_METHODS,
+                                                         **METHOD_OPTIONS.get(method, {}))
                         row = _row("cases", name, n, K, C, method, result, seconds, base, peak)
                         rows.append(row)
                         _print(row)

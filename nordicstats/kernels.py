@@ -351,3 +351,33 @@ class KernelMatrix:
         """The dense matrix (n x n memory)."""
         dense = self.kernel(self.X, self.X)
         return dense if dtype is None else dense.astype(dtype)
+
+    def block(self, rows, cols=None):
+        """K[rows][:, cols] (all columns when ``cols`` is None), computed from X."""
+        return self.kernel(self.X[rows], self.X if cols is None else self.X[cols])
+
+
+def gram_block(gram, rows, cols=None):
+    """K[rows][:, cols] of a dense Gram matrix or a :class:`KernelMatrix` (rows on demand).
+
+    Parameters
+    ----------
+    gram : ndarray of shape (n, n) or KernelMatrix
+    rows, cols : array of int
+        Row and column indices; ``cols=None`` takes every column.
+
+    Returns
+    -------
+    ndarray of shape (len(rows), len(cols) or n)
+
+    Examples
+    --------
+    >>> X = np.array([[0.0], [1.0], [3.0]])
+    >>> K = KernelMatrix(make_kernel("rbf", gamma=0.5), X)
+    >>> bool(np.allclose(gram_block(K, [0, 2], [1]), np.asarray(K)[[0, 2]][:, [1]]))
+    True
+    """
+    if isinstance(gram, KernelMatrix):
+        return gram.block(rows, cols)
+    rows = np.asarray(rows, dtype=int)
+    return gram[rows] if cols is None else gram[np.ix_(rows, np.asarray(cols, dtype=int))]

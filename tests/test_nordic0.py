@@ -13,10 +13,11 @@ from primal_reference import solve_primal
 from scipy.spatial.distance import cdist
 
 from nordicstats import NORDIC
+from nordicstats import model as model_module
 from nordicstats.data import binary_signs
 from nordicstats.datasets import make_nonlinear
 from nordicstats.exceptions import SolverLimitWarning
-from nordicstats.kernels import make_kernel
+from nordicstats.kernels import KernelMatrix, make_kernel
 from nordicstats.solvers import NordicProblem, choose_solver, solve
 from nordicstats.solvers.certificate import (
     GAP_TOL,
@@ -26,13 +27,16 @@ from nordicstats.solvers.certificate import (
     finish_status,
 )
 from nordicstats.solvers.decomposition import solve_dual_decomposition
-from nordicstats.solvers.nordic0 import solve_nordic0_active_set
+from nordicstats.solvers.nordic0 import DEFAULT_TOL, solve_nordic0_active_set
 
 OBJ_RTOL = 1e-6
 
 
-def rbf_problem(n, K, gamma_scale, C, seed, callable_kernel=False):
-    """Ordinal data drifting with x1; RBF with gamma_scale times the median rule."""
+def rbf_problem(n, K, gamma_scale, C, seed, callable_kernel=False, lazy=False):
+    """Ordinal data drifting with x1; RBF with gamma_scale times the median rule.
+
+    ``lazy`` passes the kernel as a KernelMatrix (rows on demand, never stored).
+    """
     rng = np.random.default_rng(seed)
     X = rng.normal(size=(n, 3))
     latent = 1.5 * X[:, 0] + 0.8 * X[:, 1] ** 2 + rng.normal(size=n)
@@ -40,6 +44,8 @@ def rbf_problem(n, K, gamma_scale, C, seed, callable_kernel=False):
     gamma = gamma_scale * make_kernel("rbf", X).gamma
     if callable_kernel:
         gram = make_kernel(lambda A, B: np.exp(-gamma * cdist(A, B, "sqeuclidean")), X)(X, X)
+    elif lazy:
+        gram = KernelMatrix(make_kernel("rbf", gamma=gamma), X)
     else:
         gram = make_kernel("rbf", X, gamma=gamma)(X, X)
     return NordicProblem(gram, binary_signs(codes, K), C, method="nordic0")
@@ -72,6 +78,46 @@ def test_random_problems_match_independent_primal(n, K, gamma_scale, C, seed, ca
     _check_orderings(result)
     cert = certify(problem, result.dual_coef, result.intercept, result.multipliers)
     assert cert.certified and cert.gap <= GAP_TOL and cert.max_violation <= VIOLATION_TOL
+
+
+@pytest.mark.parametrize("n,K,gamma_scale,C,seed", [(60, 4, 1.0, 4.0, 3), (150, 5, 3.0, 1.0, 8),
+                                                     (120, 3, 0.3, 16.0, 5)])
+def test_rows_on_demand_match_the_independent_primal(n, K, gamma_scale, C, seed):
+    dense = solve(rbf_problem(n, K, gamma_scale, C, seed), solver="active_set")
+    lazy_problem = rbf_problem(n, K, gamma_scale, C, seed, lazy=True)
+    lazy = solve(lazy_problem, solver="active_set")
+    assert lazy.status == "optimal" and lazy.info["free_increments"] > 0
+    # the same iterates up to the rounding of kernel rows computed per call
+    assert lazy.objective == pytest.approx(dense.objective, rel=1e-9)
+    assert lazy.objective == pytest.approx(solve_primal(lazy_problem), rel=OBJ_RTOL)
+    _check_orderings(lazy)
+    cert = certify(lazy_problem, lazy.dual_coef, lazy.intercept, lazy.multipliers)
+    assert cert.certified and cert.gap <= GAP_TOL and cert.max_violation <= VIOLATION_TOL
+
+
+def test_coarse_first_pass_reaches_the_one_pass_optimum():
+    problem = rbf_problem(150, 4, 2.0, 4.0, seed=12)
+    two = solve(problem, solver="active_set")  # coarse_tol=0.1 first
+    one = solve(problem, solver="active_set", coarse_tol=DEFAULT_TOL)
+    assert two.status == one.status == "optimal" and two.info["free_increments"] > 0
+    assert two.objective == pytest.approx(solve_primal(problem), rel=OBJ_RTOL)
+    assert two.objective == pytest.approx(one.objective, rel=OBJ_RTOL)
+    _check_orderings(two)
+    with pytest.raises(ValueError, match="coarse_tol"):
+        solve(problem, solver="active_set", coarse_tol=0.0)
+
+
+def test_model_fits_nordic0_with_rows_on_demand_above_the_threshold(monkeypatch):
+    X, y = make_nonlinear(160, d=4, sigma=0.5, random_state=3)
+    dense_fit = NORDIC(y, X, method="nordic0", kernel="rbf", C=2.0).fit(cov_type="none")
+    monkeypatch.setattr(model_module, "DENSE_GRAM_MAX_ROWS", 100)
+    model = NORDIC(y, X, method="nordic0", kernel="rbf", C=2.0)
+    fit = model.fit(cov_type="none")
+    assert model._gram is None  # the dense matrix was never formed
+    assert fit.solver_result.solver == "active_set" and fit.solver_result.status == "optimal"
+    assert fit.objective == pytest.approx(dense_fit.objective, rel=1e-9)
+    np.testing.assert_allclose(fit.decision_function(X), dense_fit.decision_function(X),
+                               atol=1e-6)
 
 
 @pytest.fixture(scope="module")

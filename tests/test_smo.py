@@ -168,12 +168,15 @@ def test_model_passes_rows_on_demand_above_the_threshold(monkeypatch):
     model = NORDIC(codes, X, gamma=0.2, C=2.0)
     assert isinstance(model.build_problem().gram, KernelMatrix)
     assert model._gram is None  # the dense matrix was never formed
-    assert isinstance(model.build_problem(method="nordic0").gram, np.ndarray)
+    assert isinstance(model.build_problem(method="nordic0").gram, KernelMatrix)
     fit = model.fit(cov_type="none")
     assert fit.solver_result.solver == "smo" and fit.solver_result.status == "optimal"
-    assert fit.objective == pytest.approx(dense_fit.objective, rel=1e-9)
+    assert model._gram is None  # still never formed (nordic0's solver takes rows too)
+    # kernel rows computed per call round differently from the dense matrix, so the
+    # iterates differ; both answers are certified, hence agree to the certificate's 1e-6
+    assert fit.objective == pytest.approx(dense_fit.objective, rel=OBJ_RTOL)
     np.testing.assert_allclose(fit.decision_function(X), dense_fit.decision_function(X),
-                               atol=1e-6)
+                               atol=1e-4)  # measured 8e-6
 
 
 def test_warm_start_along_C_reaches_the_cold_optimum():

@@ -61,7 +61,7 @@ AUTO_PRIMAL_MIN_ROWS = 4000
 # Solvers that take kernel rows on demand (a KernelMatrix as problem.gram); the model
 # passes one instead of the dense Gram matrix when n exceeds DENSE_GRAM_MAX_ROWS
 # (n = 4,096 is 128 MiB per copy; n = 20,000 would be 3.2 GB).
-ROWS_ON_DEMAND = ("smo",)
+ROWS_ON_DEMAND = ("smo", "active_set")
 DENSE_GRAM_MAX_ROWS = 4096
 
 
