@@ -1,6 +1,7 @@
 """Kernel NORDIC solvers against K-1 libsvm fits: time ratios, certificates, peak memory.
 
-Design (the scaling issue's): X ~ N(0, I_5); latent = X (1, .625, .25, -.125, -.5)' +
+Design (the Likert-type design of docs/notes/scaling.md): X ~ N(0, I_5);
+latent = X (1, .625, .25, -.125, -.5)' +
 sin(2 x_1) + noise; K classes cut at the latent's quantiles; RBF kernel, gamma = 0.2.
 
 * ``balanced``: noise 0.7 Logistic, K equally frequent classes;

@@ -13,7 +13,7 @@ and the load average.
 
 Designs (``make_design``), K classes cut at quantiles of a latent score:
 
-* ``issue``: X ~ N(0, I_5), latent = X (1, 0.625, 0.25, -0.125, -0.5)' + sin(2 x_1)
+* ``likert``: X ~ N(0, I_5), latent = X (1, 0.625, 0.25, -0.125, -0.5)' + sin(2 x_1)
   + 0.7 Logistic, K balanced classes;
 * ``rare``: the same latent, the top class only 5% (the other K-1 share the rest);
 * ``overlap``: the same signal with 3 Logistic noise (heavy class overlap).
@@ -77,13 +77,13 @@ LIBSVM_REPEATS = 3
 def make_design(name, n, K, seed, d=5):
     """(X, y) of design ``name`` with K classes; y coded 0..K-1.
 
-    The latent is X beta + sin(2 x_1) + s * Logistic with beta the issue's five
+    The latent is X beta + sin(2 x_1) + s * Logistic with beta the Likert design's five
     coefficients (``d = 10``: beta over linspace(1, -0.5, 10)); s = 0.7, or 3 for
     ``overlap``.  Cuts at the latent's quantiles: K balanced classes, or for
     ``rare`` a top class of 5% and K-1 equal shares of the remaining 95%.
     """
-    if name not in ("issue", "rare", "overlap"):
-        raise ValueError(f"design must be 'issue', 'rare' or 'overlap'; got {name!r}")
+    if name not in ("likert", "rare", "overlap"):
+        raise ValueError(f"design must be 'likert', 'rare' or 'overlap'; got {name!r}")
     rng = np.random.default_rng(seed)
     X = rng.normal(size=(n, d))
     beta = BETA5 if d == 5 else np.linspace(1.0, -0.5, d)
@@ -204,7 +204,7 @@ def kernel_task(design, method, n, K, C, seed, limit):
 # --- the linear part -------------------------------------------------------------------------
 def linear_task(what, n, K, C, seed, d=10):
     def task():
-        X, y = make_design("issue", n, K, seed, d=d)
+        X, y = make_design("likert", n, K, seed, d=d)
         if what == "liblinear":
             from sklearn.svm import LinearSVC
 
@@ -288,7 +288,7 @@ def run_linear(args):
     done = {_key(r) for r in stored(path)}
     for n in args.linear_n:
         for what in ("liblinear", "nordic1", "nordic1+auto_cov"):
-            key = ("linear", "issue", what, n, 4, 1.0, args.seed)
+            key = ("linear", "likert", what, n, 4, 1.0, args.seed)
             if key not in done:
                 task = linear_task(what, n, 4, 1.0, args.seed)
                 _show(record(path, key, isolated(task, args.limit, args.memory_mb)))
@@ -344,10 +344,10 @@ def _line_style(n):
 
 
 def _time_against_n(plt, rows, Ks):
-    """Seconds against n at C = 1 (``issue`` design), each method and its libsvm baseline."""
+    """Seconds against n at C = 1 (``likert`` design), each method and its libsvm baseline."""
     fig, axes = plt.subplots(1, len(Ks), figsize=(4 * len(Ks), 3.2), squeeze=False, sharey=True)
     for ax, K in zip(axes[0], Ks, strict=True):
-        sel = [r for r in rows if r["design"] == "issue" and r["K"] == K and r["C"] == 1.0
+        sel = [r for r in rows if r["design"] == "likert" and r["K"] == K and r["C"] == 1.0
                and r.get("ratio")]
         for method in KERNEL_METHODS:
             pts = sorted((r["n"], r["seconds"], r["libsvm_seconds"]) for r in sel
@@ -357,7 +357,7 @@ def _time_against_n(plt, rows, Ks):
                 ax.plot(n, t, marker="o", color=COLORS[method], label=method)
                 ax.plot(n, base, marker=".", ls=":", color=COLORS[method],
                         label=f"K-1 libsvm ({method} run)")
-        ax.set(xscale="log", yscale="log", title=f"issue design, K = {K}, C = 1", xlabel="n")
+        ax.set(xscale="log", yscale="log", title=f"likert design, K = {K}, C = 1", xlabel="n")
         ax.legend(fontsize=6)
     axes[0, 0].set_ylabel("seconds")
     fig.tight_layout()
@@ -414,7 +414,7 @@ def main():
     parser.add_argument("--part", choices=("kernel", "linear"), default="kernel")
     parser.add_argument("--quick", action="store_true")
     parser.add_argument("--figures", action="store_true", help="figures from the stored rows")
-    parser.add_argument("--designs", nargs="+", default=["issue", "rare", "overlap"])
+    parser.add_argument("--designs", nargs="+", default=["likert", "rare", "overlap"])
     parser.add_argument("--methods", nargs="+", default=list(KERNEL_METHODS),
                         choices=KERNEL_METHODS)
     parser.add_argument("--n", nargs="+", type=int, default=[1000, 5000, 20000])

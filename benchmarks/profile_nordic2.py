@@ -1,4 +1,4 @@
-"""Where NORDIC-2's time goes at n = 1,000 and K = 5, 6, 7 (the issue's design, RBF gamma 0.2).
+"""Where NORDIC-2's time goes at n = 1,000 and K = 5, 6, 7 (the Likert-type design, RBF gamma 0.2).
 
 For one data set per K it times, in one process and one after the other:
 
@@ -49,7 +49,7 @@ def seconds(function):
 
 
 def profile(n, K, C, scip_limit, seed=0):
-    X, y = make_design("issue", n, K, seed)
+    X, y = make_design("likert", n, K, seed)
     gram = make_kernel("rbf", X, gamma=GAMMA)(X, X)
     signs = binary_signs(y, K)
     problem = NordicProblem(gram, signs, C, method="nordic2", penalty="l1")
