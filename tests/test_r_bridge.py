@@ -84,6 +84,17 @@ d <- data.frame(
 """
 
 
+def test_embedded_r_leaves_child_processes_this_python(embedded):
+    # Starting R puts R's library folders into LD_LIBRARY_PATH; a child Python linked
+    # to libpython by name would then load the system's libpython (seen: a pyenv
+    # 3.11.7 venv running Debian's 3.11.2 library, whose regex engine broke Sphinx).
+    child = subprocess.run([sys.executable, "-c", "import sys; print(sys.version)"],
+                           capture_output=True, text=True, timeout=60)
+    assert child.returncode == 0, child.stderr
+    assert child.stdout.strip() == sys.version
+    assert "/usr/lib/R" not in os.environ.get("LD_LIBRARY_PATH", "")
+
+
 @pytest.mark.parametrize("expr", ["d", "d[c(2, 4), ]", "{e <- d; rownames(e) <- letters[1:5]; e}",
                                   "d[0, ]"])
 def test_r_python_r_round_trip_is_identical(embedded, expr):

@@ -60,7 +60,17 @@ def initialize(interactive=False, args=()):
     external = hosted_by_r()
     if not external and args:
         embedded.set_initoptions(tuple(embedded.get_initoptions()) + tuple(args))
+    # rpy2 puts R's library path (R_HOME/lib and the system library folder) into
+    # LD_LIBRARY_PATH while starting R.  R needs it only in this process, where its
+    # libraries are loaded by then; left in the environment it reaches every child
+    # process, where a Python linked to another libpython of the same name (pyenv's
+    # next to Debian's) loads the system's copy instead and runs mismatched.
+    library_path = os.environ.get("LD_LIBRARY_PATH")
     ri.initr(interactive=interactive)
+    if library_path is None:
+        os.environ.pop("LD_LIBRARY_PATH", None)
+    else:
+        os.environ["LD_LIBRARY_PATH"] = library_path
     if external:
         # The R process owns its own shutdown; ending R from Python's atexit would
         # run R's exit code twice.
