@@ -19,6 +19,11 @@ pytestmark = pytest.mark.r
 @pytest.fixture(scope="module")
 def r():
     try:
+        # R started by the package (which keeps R's library path out of the environment
+        # of child processes) before rpy2.robjects, which would start it on import
+        from nordicstats.r import initialize
+
+        initialize()
         import rpy2.robjects as ro
         from rpy2.robjects.packages import importr
     except Exception as exc:  # ImportError, or R itself failing to load
