@@ -270,8 +270,8 @@ class NORDIC(OrdinalModel):
             (:func:`~nordicstats.solvers.handles`), else by ``solver="auto"``.
         """
         problem = self.build_problem(method="bsvm")
-        # the model's own solver when it handles BSVM: build_problem left out the Gram
-        # matrix for solver="primal", which "auto" may not pick at small n
+        # the model's own solver when it handles BSVM: build_problem leaves out the Gram
+        # matrix for a solver that does not need it, which "auto" may not pick at small n
         solver = self.solver if handles(self.solver, "bsvm") else "auto"
         return problem, solve(problem, solver=solver)
 
