@@ -8,7 +8,6 @@ problem, hands it to a solver and wraps the answer in :class:`NORDICResults`.
 from __future__ import annotations
 
 import dataclasses
-import importlib.util
 
 import numpy as np
 
@@ -23,10 +22,12 @@ from nordicstats.solvers import (
     DENSE_GRAM_MAX_ROWS,
     METHODS,
     NONCROSSING,
-    ROWS_ON_DEMAND,
     NordicProblem,
-    choose_solver,
+    handles,
+    needs_gram,
+    refit_solver,
     solve,
+    takes_kernel_rows,
 )
 from nordicstats.weighting import check_case_weights, hinge_weights
 
@@ -187,11 +188,11 @@ class NORDIC(OrdinalModel):
         """The :class:`NordicProblem` of this model (optionally with another method or C).
 
         Linear problems carry X; their n x n Gram matrix is formed only when the
-        solver that will be used needs it (the sparse primal solver does not,
-        which keeps n = 10^5 fits within memory).  Above
+        solver that will be used needs it (:func:`~nordicstats.solvers.needs_gram`; the
+        sparse primal solver does not, which keeps n = 10^5 fits within memory).  Above
         :data:`~nordicstats.solvers.DENSE_GRAM_MAX_ROWS` rows a named kernel is passed
         as a :class:`~nordicstats.kernels.KernelMatrix` (rows on demand) to the solvers
-        that take one (:data:`~nordicstats.solvers.ROWS_ON_DEMAND`).
+        that take one (:func:`~nordicstats.solvers.takes_kernel_rows`).
         """
         method = self.method if method is None else method
         rows_on_demand = (self.kernel.name in KERNELS and self.exog.shape[0] > DENSE_GRAM_MAX_ROWS
@@ -204,9 +205,9 @@ class NORDIC(OrdinalModel):
             penalty=self.penalty if method == "nordic2" else "l2",
             X=self.exog if self.kernel.is_linear else None, hinge_weights=self.hinge_weights,
         )
-        solver = choose_solver(problem) if self.solver == "auto" else self.solver
-        if (problem.gram is None and solver != "primal") or (
-                isinstance(problem.gram, KernelMatrix) and solver not in ROWS_ON_DEMAND):
+        if (problem.gram is None and needs_gram(self.solver, problem)) or (
+                isinstance(problem.gram, KernelMatrix)
+                and not takes_kernel_rows(self.solver, problem)):
             problem = dataclasses.replace(problem, gram=self.gram)
         return problem
 
@@ -266,13 +267,12 @@ class NORDIC(OrdinalModel):
             The BSVM problem.
         solver_result : SolverResult
             Its solution, by this model's solver when that solver handles BSVM
-            (quadprog, decomposition, smo, primal), else by ``solver="auto"``.
+            (:func:`~nordicstats.solvers.handles`), else by ``solver="auto"``.
         """
         problem = self.build_problem(method="bsvm")
-        # the model's own solver when it handles BSVM: build_problem left out the Gram
-        # matrix for solver="primal", which "auto" may not pick at small n
-        solver = (self.solver if self.solver in ("quadprog", "decomposition", "smo", "primal")
-                  else "auto")
+        # the model's own solver when it handles BSVM: build_problem leaves out the Gram
+        # matrix for a solver that does not need it, which "auto" may not pick at small n
+        solver = self.solver if handles(self.solver, "bsvm") else "auto"
         return problem, solve(problem, solver=solver)
 
     def refit_params(self, rows, scale=None):
@@ -298,21 +298,12 @@ class NORDIC(OrdinalModel):
         """
         rows, counts = np.unique(rows, return_counts=True)
         weights = counts if scale is None else counts * scale
-        kwds = {**self._get_init_kwds(), "order": None, "solver": self._bootstrap_solver()}
+        kwds = {**self._get_init_kwds(), "order": None,
+                "solver": refit_solver(self.solver, self.method)}
         if self.cost is not None:
             kwds["cost"] = self.cost  # checked and ordered like the codes
         refitted = type(self)(self.response.codes[rows], self.exog[rows], weights=weights, **kwds)
         return refitted.fit(cov_type="none").params.to_numpy()
-
-    def _bootstrap_solver(self):
-        """Solver of the bootstrap refits: the sparse primal (PIQP) for linear BSVM/NORDIC-1
-        left on solver="auto", whatever the size.  A resample has ~0.63 n distinct rows, which
-        can fall below the primal's "auto" threshold; the decomposition solver then takes
-        minutes per refit at n = 1,500, K = 4 where the primal takes ~0.05 s (same optimum)."""
-        if (self.solver == "auto" and self.method in ("bsvm", "nordic1")
-                and importlib.util.find_spec("piqp") is not None):
-            return "primal"
-        return self.solver
 
     def _calibrate(self, kwds, solver_options):
         """Cross-fitted calibration map: refits on folds, the map on held-out f_k(x_i)."""

@@ -29,11 +29,12 @@ For the NORDIC methods (``bsvm``, ``nordic0``, ``nordic1``, ``nordic2``) the
 model, its training kernel matrix and the kernel matrix between the evaluation
 and training rows are built once per width and fold and reused along the ``C``
 grid: each ``C`` only re-solves the problem (:func:`nordicstats.solvers.solve`).
-The decomposition solver (BSVM and NORDIC-1 above 40 dual rows) and NORDIC-0's
-active-set solver are warm-started from the solution at the previous ``C``, and
-NORDIC-2's relaxation LPs (SCIP) are kept in HiGHS and restarted from the previous
-optimal basis (:class:`nordicstats.solvers.milp.RelaxationPath`); quadprog has no
-warm start.  The
+The solvers that restart from a nearby dual (:func:`nordicstats.solvers.takes_warm_start`:
+SMO, the decomposition solver, NORDIC-0's active-set solver) are warm-started from the
+solution at the previous ``C``, and NORDIC-2's relaxation LPs (SCIP,
+:func:`nordicstats.solvers.takes_relaxation_path`) are kept in HiGHS and restarted from
+the previous optimal basis (:class:`nordicstats.solvers.milp.RelaxationPath`); quadprog
+and the sparse primal have no warm start.  The
 competitors (libsvm-based SVR and DR, CK, ordered logit) are refitted from the
 data at every grid point.
 """
@@ -375,19 +376,18 @@ class _NordicPath:
         problem = self.model.build_problem(C=C)
         options = dict(self.model.solver_options)
         solver = self.model.solver
-        if solver == "auto":
-            solver = solvers.choose_solver(problem)
-        if (self.warm_start and solver in ("decomposition", "smo", "active_set")
+        if (self.warm_start and solvers.takes_warm_start(solver, problem)
                 and self.previous is not None
                 and "warm_start" not in options):
             # the dual at the previous C, rescaled by the solver (constraints are homogeneous)
             options["warm_start"] = {**self.previous[0].multipliers, "C": self.previous[1]}
-        if self.warm_start and solver == "scip" and "relaxation" not in options:
+        if (self.warm_start and solvers.takes_relaxation_path(solver, problem)
+                and "relaxation" not in options):
             # NORDIC-2's relaxation LPs depend on C only through the slack costs
             if self.relaxation is None:
                 self.relaxation = RelaxationPath.for_problem(problem)
             options["relaxation"] = self.relaxation
-        result = solvers.solve(problem, solver=self.model.solver, **options)
+        result = solvers.solve(problem, solver=solver, **options)
         self.previous = (result, problem.C)
         F = self.gram_eval @ result.dual_coef + result.intercept
         return self.model.response.labels(predict_codes(F))

@@ -6,9 +6,9 @@ harness (``studies/``) or the benchmark scripts, and the code beside it (``studi
 
 Every ``import`` statement of every module is read with ``ast`` -- function-local imports
 included -- and resolved to modules of the package.  Importing ``a.b.c`` from outside the
-package ``a.b`` also runs ``a/b/__init__.py``, so that edge is added as well.  Optional
-heavy dependencies loaded through ``importlib`` by name (the solver registry) are not
-``import`` statements and are not part of the graph, on purpose.
+package ``a.b`` also runs ``a/b/__init__.py``, so that edge is added as well.  Modules of
+the package loaded by name (``importlib.import_module("nordicstats....")``, and the
+module strings of the solver registry that it loads that way) count as imports too.
 """
 
 from __future__ import annotations
@@ -80,18 +80,28 @@ def _targets(node, importer, is_package, modules):
     return [_resolve(f"{base}.{alias.name}", modules) for alias in node.names]
 
 
+def _loaded_by_name(tree, modules):
+    """Modules of the package a file names in string constants: the targets of
+    ``importlib.import_module("nordicstats....")`` and the module strings of a registry
+    that loads them by name (any string that is exactly a module of the package)."""
+    return [node.value for node in ast.walk(tree)
+            if isinstance(node, ast.Constant) and isinstance(node.value, str)
+            and node.value.startswith(ROOT + ".") and node.value in modules]
+
+
 @functools.cache
 def import_graph():
-    """module -> set of package modules it imports (directly or as parent packages)."""
+    """module -> set of package modules it imports (directly, by name or as parent packages)."""
     modules = module_names()
     graph = {}
     for name, path in modules.items():
         is_package = path.name == "__init__.py"
         edges = set()
-        for node in ast.walk(ast.parse(path.read_text(), filename=str(path))):
-            if not isinstance(node, (ast.Import, ast.ImportFrom)):
-                continue
-            for target in _targets(node, name, is_package, modules):
+        tree = ast.parse(path.read_text(), filename=str(path))
+        statements = [_targets(node, name, is_package, modules) for node in ast.walk(tree)
+                      if isinstance(node, (ast.Import, ast.ImportFrom))]
+        for target_list in [*statements, _loaded_by_name(tree, modules)]:
+            for target in target_list:
                 if target is None or target == name or not target.startswith(ROOT):
                     continue
                 edges.add(target)
@@ -141,6 +151,25 @@ def test_graph_sees_function_local_imports():
     assert "nordicstats.solvers" in graph["nordicstats.model"]  # parent package edge
     # r.api loads the theory helpers inside a function: still an edge
     assert "nordicstats.theory" in graph["nordicstats.r.api"]
+
+
+def test_graph_sees_loads_by_name():
+    graph = import_graph()
+    # the solver registry loads every solver module by name; none imports it back
+    assert {"nordicstats.solvers.milp", "nordicstats.solvers.smo",
+            "nordicstats.solvers.nordic0"} <= graph["nordicstats.solvers.registry"]
+    for solver_module in ("milp", "smo", "qp", "decomposition", "linear_primal", "nordic0"):
+        imported = graph[f"nordicstats.solvers.{solver_module}"]
+        assert not {"nordicstats.solvers", "nordicstats.solvers.registry"} & imported
+
+
+def test_loads_by_name_are_detected():
+    modules = {"nordicstats.a": None, "nordicstats.b": None}
+    tree = ast.parse('import importlib\n'
+                     'importlib.import_module("nordicstats.a")\n'
+                     'TABLE = {"x": ("nordicstats.b", "function")}\n'
+                     'TEXT = "nordicstats.c"\n')
+    assert sorted(_loaded_by_name(tree, modules)) == ["nordicstats.a", "nordicstats.b"]
 
 
 def test_no_import_cycles():

@@ -78,8 +78,11 @@ from nordicstats.exceptions import (
     missing_dependency,
 )
 from nordicstats.solvers.certificate import certify_mip
+from nordicstats.solvers.choice import sparse_primal_pays
+from nordicstats.solvers.decomposition import solve_dual_decomposition
 from nordicstats.solvers.l1svm_lp import HIGHS_OPTIONS, BoundaryLP
 from nordicstats.solvers.lazy_mip import branch_on_crossings
+from nordicstats.solvers.linear_primal import solve_linear_primal
 from nordicstats.solvers.problem import NordicProblem
 from nordicstats.solvers.result import SolverResult
 
@@ -512,11 +515,12 @@ def _constant_point(problem, design):
 
 
 def _nordic1_point(problem, design):
-    from nordicstats.solvers import solve
-
-    res = solve(NordicProblem(problem.gram, problem.signs, problem.C, method="nordic1",
-                              noncrossing="joint", penalty="l2", X=problem.X,
-                              hinge_weights=problem.hinge_weights))
+    """NORDIC-1 (joint form) on the same data, by the solver ``solver="auto"`` picks for it."""
+    nordic1 = NordicProblem(problem.gram, problem.signs, problem.C, method="nordic1",
+                            noncrossing="joint", penalty="l2", X=problem.X,
+                            hinge_weights=problem.hinge_weights)
+    solver = solve_linear_primal if sparse_primal_pays(nordic1) else solve_dual_decomposition
+    res = solver(nordic1)
     theta = design.theta_from(res.dual_coef, res.coef)
     b = _polish(problem, design, theta, res.intercept)
     return None if b is None else _point(problem, design, theta, b, "NORDIC-1")

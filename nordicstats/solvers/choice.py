@@ -1,0 +1,67 @@
+"""Which solver ``solver="auto"`` picks, by method and size: names only, no solver loaded.
+
+A solver that needs another solver's answer (NORDIC-2's start from NORDIC-1) asks
+:func:`sparse_primal_pays` here and calls that solver's function itself, so no solver
+module imports the registry (:mod:`nordicstats.solvers.registry`) that loads it.
+
+``solver="auto"`` never picks quadprog for the l2 problems.  Measured
+(benchmarks/bench_nordic0.py --part auto, docs/notes/solvers.md): the decomposition
+solver ties quadprog at n(K-1) = 40 and is faster from 60 on, quadprog's time grows
+like (n(K-1))^3.5, and its ridged dual can miss the certificate's 1e-7
+dual-feasibility tolerance on small random problems where the decomposition solver
+certifies every one.  BSVM and NORDIC-1 with separate intercepts go to SMO, which is
+much faster than the decomposition solver from n = 1,500 on (docs/notes/scaling.md);
+the joint NORDIC-1 form keeps the decomposition solver.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+
+__all__ = ["choose_solver", "sparse_primal_pays", "AUTO_PRIMAL_MIN_ROWS", "DENSE_GRAM_MAX_ROWS"]
+
+#: Linear l2 problems go to the sparse primal (PIQP) above this many rows n(K-1); it
+#: returns w (coef) and no dual_coef, and never needs the n x n Gram matrix.
+AUTO_PRIMAL_MIN_ROWS = 4000
+
+#: Above this many rows n the model passes a named kernel as a KernelMatrix (rows on
+#: demand) to the solvers that take one (n = 4,096 is 128 MiB per copy of the dense
+#: Gram matrix; n = 20,000 would be 3.2 GB).
+DENSE_GRAM_MAX_ROWS = 4096
+
+
+def sparse_primal_pays(problem):
+    """Whether ``solver="auto"`` fits this l2 problem with the sparse primal (PIQP).
+
+    True for linear problems (``problem.X`` given) with n(K-1) >
+    :data:`AUTO_PRIMAL_MIN_ROWS` rows when PIQP is installed.
+    """
+    return (problem.X is not None and problem.n * problem.n_boundaries > AUTO_PRIMAL_MIN_ROWS
+            and importlib.util.find_spec("piqp") is not None)
+
+
+def choose_solver(problem):
+    """The solver ``solver="auto"`` picks for this problem (by method and size).
+
+    * ``nordic2``: ``"scip"``; ``nordic0``: ``"active_set"``;
+    * linear problems with n(K-1) > :data:`AUTO_PRIMAL_MIN_ROWS`: ``"primal"`` (sparse
+      QP in w with PIQP) when PIQP is installed (:func:`sparse_primal_pays`);
+    * BSVM and NORDIC-1 with separate intercepts: ``"smo"``;
+    * the others (the joint NORDIC-1 form): ``"decomposition"``.
+
+    Returns
+    -------
+    str
+        A key of :data:`nordicstats.solvers.SOLVERS`.
+    """
+    if problem.method == "nordic2":
+        return "scip"
+    if problem.method == "nordic0":
+        return "active_set"
+    if problem.penalty != "l2":
+        return "quadprog"
+    if sparse_primal_pays(problem):
+        return "primal"
+    if problem.method == "nordic1" and problem.noncrossing == "joint":
+        return "decomposition"
+    return "smo"
