@@ -36,7 +36,8 @@ def _data(n=90, K=3, seed=0, d=2):
 
 
 def _check_valid(proba, cumulative=None):
-    """The three validity properties of the issue, asserted exactly or to 1e-12."""
+    """Rows sum to 1, no probability is negative, cumulative probabilities are
+    nonincreasing in k: asserted exactly or to 1e-12."""
     proba = np.asarray(proba)
     assert np.all(proba >= 0)
     np.testing.assert_allclose(proba.sum(axis=1), 1.0, rtol=0, atol=1e-12)
