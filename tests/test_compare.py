@@ -345,6 +345,10 @@ def test_ordered_logit_case_weights_equal_repeated_rows():
     np.testing.assert_allclose(weighted.params, long.params, atol=1e-6)
     np.testing.assert_allclose(weighted.bse, long.bse, atol=1e-6)
     assert weighted.llf == pytest.approx(long.llf, abs=1e-8)
+    # BIC counts the case weights, as polr's logLik(nobs = sum(w)): the repeated rows' BIC
+    assert long.nobs == w.sum() != weighted.nobs
+    assert weighted.bic == pytest.approx(long.bic, abs=1e-6)
+    assert weighted.aic == pytest.approx(long.aic, abs=1e-6)
 
 
 @pytest.mark.parametrize("scale", [False, True])

@@ -194,8 +194,14 @@ class OrderedLogitResults(WaldMixin, CompetitorResults):
 
     @property
     def bic(self):
-        """``-2 llf + p log n``."""
-        return -2 * self.llf + np.log(self.nobs) * self.params.size
+        """``-2 llf + p log n``, n the sum of the case weights when there are any.
+
+        As ``MASS::polr``: integer weights give the BIC of the data with each row
+        repeated w_i times.
+        """
+        weights = self.model.weights
+        n = self.nobs if weights is None else float(np.sum(weights))
+        return -2 * self.llf + np.log(n) * self.params.size
 
     def linear_predictor(self, X=None):
         """``eta = x' beta``, ndarray (m,)."""
