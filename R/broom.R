@@ -6,7 +6,7 @@
 .tidy_fit <- function(x, group, conf.int, conf.level) {
     s <- .coef_summary(x)
     cf <- s$coefficients
-    col <- function(name) if (name %in% colnames(cf)) unname(cf[, name]) else NA_real_
+    col <- function(name) if (name %in% colnames(cf)) .na_for_nan(cf[, name]) else NA_real_
     out <- data.frame(term = s$term, estimate = col("Estimate"),
                       std.error = col("Std. Error"), statistic = col("z value"),
                       p.value = col("Pr(>|z|)"), stringsAsFactors = FALSE)
@@ -15,10 +15,17 @@
         ci <- if (is.null(s$note)) confint(x, level = conf.level) else NULL
         key <- if (group == "boundary")
             paste0(sub("^\\(Intercept\\)$", "Intercept", s$term), "@", s$block) else s$term
-        out$conf.low <- if (is.null(ci)) NA_real_ else unname(ci[key, 1L])
-        out$conf.high <- if (is.null(ci)) NA_real_ else unname(ci[key, 2L])
+        out$conf.low <- if (is.null(ci)) NA_real_ else .na_for_nan(ci[key, 1L])
+        out$conf.high <- if (is.null(ci)) NA_real_ else .na_for_nan(ci[key, 2L])
     }
     tibble::as_tibble(out)
+}
+
+## A withheld number (NaN on the Python side) is NA, as in broom's tables.
+.na_for_nan <- function(value) {
+    value <- unname(value)
+    value[is.nan(value)] <- NA_real_
+    value
 }
 
 tidy.nordic <- function(x, conf.int = FALSE, conf.level = 0.95, ...)

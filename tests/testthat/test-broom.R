@@ -69,3 +69,16 @@ test_that("glance and augment: one row per model, .fitted per observation", {
     expect_identical(names(tidy(svr)), c("term", "estimate", "coef.type"))
     expect_identical(glance(svr)$nobs, 59L)
 })
+
+test_that("tidy gives NA, not NaN, where the standard errors are withheld", {
+    skip_without_python()
+    ## linear NORDIC on housing: both boundaries withhold their standard errors (lattice
+    ## covariates), which the Python side reports as NaN
+    fit <- nordic(Sat ~ Infl + Type + Cont, data = MASS::housing, weights = Freq,
+                  kernel = "linear")
+    td <- suppressWarnings(tidy(fit, conf.int = TRUE))
+    expect_true(all(is.na(td$std.error)))
+    for (column in c("std.error", "statistic", "p.value", "conf.low", "conf.high"))
+        expect_false(any(is.nan(td[[column]])), info = column)
+    expect_true(all(is.finite(td$estimate)))
+})
