@@ -8,10 +8,11 @@ instead."``.  The rewriting is textual and conservative: Python class names beco
 the R functions that build them, Python argument names (``which``, ``endog``,
 ``exog``, ``sample_weight``) the R ones, Python literals (``True``, ``None``,
 ``['a', 'b']``, ``inf``, ``np.float64(1.5)``) R literals, 0-based row numbers
-1-based ones, and method names (``cov_params()``) the R generics.  The Python
-class of an error stays available to R as the condition's class
-(``tryCatch(..., ValueError = )``), its traceback in the condition's ``traceback``
-field, never in the message.
+1-based ones, whole-number doubles as R prints them (``-1.0`` -> ``-1``), keyword
+arguments in R's spelling (``solver='smo'`` -> ``solver = "smo"``), and method names
+(``cov_params()``) the R generics.  The Python class of an error stays available to R
+as the condition's class (``tryCatch(..., ValueError = )``), its traceback in the
+condition's ``traceback`` field, never in the message.
 """
 
 from __future__ import annotations
@@ -56,6 +57,9 @@ _WORDS = (
     (r"('[\w.]+') parameter\b", r"\1 argument"),
     (r"\bnp\.\w+\(([^()]*)\)", r"\1"),
     (r"\brow (\d+)\b", lambda m: f"row {int(m.group(1)) + 1}"),  # Python counts from 0
+    (r"(?<![\w.])(-?\d+)\.0(?![\d.])", r"\1"),  # R prints the double 1.0 as 1
+    (r"\b(\w+)='([^']*)'", r'\1 = "\2"'),  # keyword arguments: solver='smo'
+    (r"\bsolver=(\w+)", r'solver = "\1"'),
     (r"\. Check mle_retvals\b", "."),
 )
 _CLASS = re.compile(r"\b(" + "|".join(sorted(R_FUNCTIONS, key=len, reverse=True)) + r")\b"
