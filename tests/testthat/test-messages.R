@@ -86,7 +86,7 @@ test_that("errors keep the Python class for tryCatch, the traceback out of the m
     err <- tryCatch(nordic(y ~ x1, data = d, C = -1), ValueError = identity)
     expect_s3_class(err, c("ValueError", "nordicstats_python_error", "error"))
     expect_identical(conditionMessage(err),
-                     "The 'C' argument of nordic() must be a number in (0, Inf). Got -1.0 instead.")
+                     "The 'C' argument of nordic() must be a number in (0, Inf). Got -1 instead.")
     expect_match(err$traceback, "Traceback")
 })
 
