@@ -450,10 +450,9 @@ def k3_results():
     from nordicstats import NORDIC
 
     X, codes = _k3_data(400)  # >= 100 rows on each side of both boundaries
-    res = NORDIC(codes, X, kernel="linear", method="nordic1").fit()
     with warnings.catch_warnings():
         warnings.simplefilter("error", InferenceWarning)  # every diagnostic passes
-        res.cov_params()  # the default covariance is computed on first use
+        res = NORDIC(codes, X, kernel="linear", method="nordic1").fit()  # "auto", at fit time
     return res
 
 
@@ -597,9 +596,11 @@ def test_results_singular_hessian_nan_with_warning():
     X = np.column_stack([x, x, rng.normal(size=120)])
     y = np.where(x + rng.normal(size=120) > 0, 1, 0)
     with warnings.catch_warnings():
-        warnings.simplefilter("error")  # the default covariance is computed on first use
-        fit = NORDIC(y, X, kernel="linear", method="bsvm").fit()
-    assert fit.cov_type == "auto" and "_cov_value" not in fit.__dict__
+        warnings.simplefilter("error")  # cov_type="none": no covariance, so no warning
+        fit = NORDIC(y, X, kernel="linear", method="bsvm").fit(cov_type="none")
+    assert fit.cov_type is None and fit.covariance is None
+    with pytest.raises(AttributeError, match=r"cov_type='none'.*fit\(cov_type='auto'\)"):
+        _ = fit.bse
     with warnings.catch_warnings(record=True) as record:
         warnings.simplefilter("always")
         res = fit.get_robustcov_results("bahadur")

@@ -144,6 +144,10 @@ class OrdinalClassifier(OrdinalEstimator):
         return {**self.get_params(), **({"method": self.name}
                                         if self.name in NORDIC_METHODS else {})}
 
+    def _fit_options(self):
+        # predictions only: a NORDIC fit computes no covariance of its coefficients
+        return {"cov_type": "none"} if self.name in NORDIC_METHODS else {}
+
     def _check_takes_case_weights(self):
         if self.name not in NORDIC_METHODS:
             raise ValueError(f"classifier {self.name!r} does not take case weights; "
