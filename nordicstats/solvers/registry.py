@@ -99,7 +99,8 @@ def takes_warm_start(name, problem=None):
 def takes_relaxation_path(name, problem=None):
     """Whether solver ``name`` (``"auto"``: the one chosen for ``problem``) keeps its
     relaxation along a C grid (``relaxation=`` a
-    :class:`~nordicstats.solvers.milp.RelaxationPath`)."""
+    :class:`~nordicstats.solvers.milp.RelaxationPath`, which
+    :mod:`nordicstats.solvers.path` builds and passes)."""
     entry = _entry(name, problem)
     return entry is not None and entry.relaxation_path
 
@@ -119,7 +120,7 @@ def refit_solver(name, method):
     return name
 
 
-def solve(problem, solver="auto", **options):
+def solve(problem, solver="auto", *, warm_start=None, **options):
     """Solve a :class:`NordicProblem` and return a :class:`SolverResult`.
 
     Parameters
@@ -127,9 +128,15 @@ def solve(problem, solver="auto", **options):
     problem : NordicProblem
     solver : str, default="auto"
         ``"auto"`` or a key of :data:`SOLVERS` that handles ``problem.method``.
+    warm_start : optional
+        A start for the solver, passed to it when given: for the solvers of
+        :func:`takes_warm_start`, the dual of a nearby problem,
+        ``{**result.multipliers, "C": C}`` (rescaled to ``problem.C``; the constraints
+        are homogeneous); for SCIP, its choice of starting point (``True``, ``False``,
+        ``"repair"``, ``"nordic1"``).  Along a grid of C,
+        :func:`~nordicstats.solvers.path.solve_path` passes it where the solver takes it.
     **options
-        Passed to the solver (e.g. ``time_limit`` for SCIP; ``warm_start`` for the
-        solvers of :func:`takes_warm_start`).
+        Passed to the solver (e.g. ``time_limit`` for SCIP).
 
     Raises
     ------
@@ -150,6 +157,8 @@ def solve(problem, solver="auto", **options):
             f"{list(entry.methods)}. Use solver='auto'."
         )
     function = getattr(importlib.import_module(entry.module), entry.function)
+    if warm_start is not None:
+        options["warm_start"] = warm_start
     valid = [p for p in inspect.signature(function).parameters if p != "problem"]
     unknown = sorted(set(options) - set(valid))
     if unknown:
