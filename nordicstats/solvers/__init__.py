@@ -43,7 +43,8 @@ from nordicstats.solvers.registry import (
 )
 from nordicstats.solvers.result import SolverResult
 
-__all__ = ["solve", "solve_path", "SolverPath", "NordicProblem", "SolverResult", "SOLVERS", "METHODS", "NONCROSSING",
+__all__ = ["solve", "solve_path", "SolverPath", "NordicProblem", "SolverResult", "SOLVERS",
+           "METHODS", "NONCROSSING",
            "choose_solver", "AUTO_PRIMAL_MIN_ROWS", "ROWS_ON_DEMAND", "DENSE_GRAM_MAX_ROWS",
            "handles", "needs_gram", "takes_kernel_rows", "takes_warm_start",
            "takes_relaxation_path", "refit_solver"]
