@@ -109,10 +109,10 @@ def refit_solver(name, method):
     """Solver of repeated refits on resamples of a linear problem (the bootstrap).
 
     ``"auto"`` becomes the sparse primal (PIQP) for the methods it fits, whatever the
-    size, when PIQP is installed: a resample has ~0.63 n distinct rows, which can fall
-    below the primal's ``"auto"`` threshold, and the decomposition solver then takes
-    minutes per refit at n = 1,500, K = 4 where the primal takes ~0.05 s (same
-    optimum).  Any other ``name`` is kept.
+    size, when PIQP is installed: a resample has about 0.63 n distinct rows, which can
+    fall below the primal's ``"auto"`` threshold, where the decomposition solver would
+    take far longer per refit for the same optimum (measurements in
+    docs/notes/solvers.md, "Bootstrap refits").  Any other ``name`` is kept.
     """
     if (name == "auto" and handles("primal", method)
             and importlib.util.find_spec("piqp") is not None):
