@@ -44,14 +44,13 @@ class SolverPath:
 
     Examples
     --------
-    >>> import numpy as np
-    >>> from nordicstats.data import binary_signs
-    >>> from nordicstats.solvers import NordicProblem
-    >>> X = np.linspace(-1, 1, 12)[:, None]
-    >>> signs = binary_signs(np.repeat([0, 1, 2], 4), 3)
-    >>> path = SolverPath(lambda C: NordicProblem(gram=X @ X.T, signs=signs, C=C, X=X))
-    >>> [round(path.solve(C).objective, 6) > 0 for C in (0.5, 1.0)]
-    [True, True]
+    >>> from nordicstats import NORDIC
+    >>> from nordicstats.datasets import make_nonlinear
+    >>> X, y = make_nonlinear(60, d=2, random_state=0)
+    >>> model = NORDIC(y, X, gamma=0.5)
+    >>> path = SolverPath(lambda C: model.build_problem(C=C), solver="decomposition")
+    >>> [path.solve(C).info["start"] for C in (0.5, 1.0)]  # the second from the first
+    ['libsvm', 'warm_start']
     """
 
     def __init__(self, problem_for_C, solver="auto", warm=True, **options):
