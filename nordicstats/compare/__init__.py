@@ -98,7 +98,8 @@ class OrdinalClassifier(OrdinalEstimator):
     Attributes
     ----------
     results_ : results object
-        The fitted model's results (after :meth:`fit`).
+        The fitted model's results (after :meth:`fit`); a NORDIC method is fitted for
+        prediction, with ``cov_type="none"`` (no standard errors).
     classes_ : ndarray
         The fitted model's levels, lowest first.
     """
