@@ -45,8 +45,8 @@ class NORDICResults(WaldMixin, OrdinalResults):
         (see :mod:`nordicstats.covariance`): "auto" (default for linear fits: the
         Bahadur sandwich where its validity diagnostics pass, the bootstrap per
         boundary where they fail), "bahadur", "bootstrap", or None (kernel fits, and
-        ``cov_type="none"``: no covariance was computed, and ``bse``, ``conf_int()``,
-        ``summary_frame()``'s statistics and the tests raise).
+        ``cov_type="none"``: no covariance was computed; ``bse``, ``conf_int()`` and
+        the tests raise, ``summary()`` and ``summary_frame()`` show the estimates only).
     covariance : nordicstats.covariance.CovarianceResult or None
         The covariance computed at fit time (None when ``cov_type`` is None).
     calibration : nordicstats.probability.Calibration or None
