@@ -587,6 +587,24 @@ def test_warnings_active_constraints_and_small_n():
     assert "std err: bootstrap" in str(auto.summary())
 
 
+def test_default_covariance_is_computed_by_fit():
+    """The results are a record: fit() computes the default covariance (and warns then);
+    reading it later computes nothing and warns no more."""
+    from nordicstats import NORDIC
+
+    X, codes = _k3_data(60, seed=3)  # < 100 rows on a side: "auto" bootstraps, with warnings
+    model = NORDIC(codes, X, kernel="linear", method="nordic1")
+    with pytest.warns(InferenceWarning, match="bootstrap standard errors"):
+        res = model.fit(cov_kwds={"n_boot": 20, "disable": True})
+    assert res.cov_type == "auto" and "covariance" in vars(res)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        bse, summary = res.bse, str(res.summary())
+    assert np.all(np.isfinite(bse.to_numpy()))
+    assert "std err: bootstrap" in summary
+    assert res.covariance is vars(res)["covariance"]  # the same record, not recomputed
+
+
 def test_results_singular_hessian_nan_with_warning():
     """A duplicated covariate makes H singular: NaN everywhere, a warning, no number."""
     from nordicstats import NORDIC
