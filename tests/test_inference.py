@@ -619,6 +619,7 @@ def test_results_singular_hessian_nan_with_warning():
     assert fit.cov_type is None and fit.covariance is None
     with pytest.raises(AttributeError, match=r"cov_type='none'.*fit\(cov_type='auto'\)"):
         _ = fit.bse
+    assert "No standard errors: fitted with cov_type='none'" in str(fit.summary())
     with warnings.catch_warnings(record=True) as record:
         warnings.simplefilter("always")
         res = fit.get_robustcov_results("bahadur")
