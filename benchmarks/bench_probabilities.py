@@ -231,7 +231,8 @@ def svm_rows(split, method, kernel, seed, costs=None):
     else:
         params = tuned(method, split, default_grid(method, split.X_train))
     model = NORDIC(split.y_train, split.X_train, method=method, kernel=kernel, **params)
-    res = model.fit(probability=True, probability_kwds={"n_folds": 5, "random_state": seed})
+    res = model.fit(cov_type="none", probability=True,
+                    probability_kwds={"n_folds": 5, "random_state": seed})
     F = res.decision_function(split.X_test)
     codes = np.asarray(split.y_test.cat.codes)
     label = {"nordic1": "NORDIC-1", "bsvm": "BSVM"}[method] + ("" if kernel == "rbf"

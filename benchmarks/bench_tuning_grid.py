@@ -8,7 +8,8 @@ on C) and the 9 C values are solved in increasing order:
 
 * ``decomposition, cold``: each C from the libsvm BSVM start;
 * ``decomposition, warm``: each C from the previous C's solution rescaled by
-  C_new / C_old (the dual constraints are homogeneous, so it stays feasible);
+  C_new / C_old (the dual constraints are homogeneous, so it stays feasible), along
+  the solver layer's path (:func:`nordicstats.solvers.solve_path`);
 * ``quadprog``: the dense dual, the exact reference (``--no-quadprog`` to skip);
 * ``libsvm BSVM``: K-1 separate SVC fits per grid point, for scale.
 
@@ -31,8 +32,7 @@ import numpy as np  # noqa: E402
 from nordicstats.data import binary_signs, encode_ordinal  # noqa: E402
 from nordicstats.datasets import load_balance_scale, stratified_split  # noqa: E402
 from nordicstats.kernels import gamma_candidates, make_kernel  # noqa: E402
-from nordicstats.solvers.decomposition import solve_dual_decomposition  # noqa: E402
-from nordicstats.solvers.problem import NordicProblem  # noqa: E402
+from nordicstats.solvers import NordicProblem, solve, solve_path  # noqa: E402
 from nordicstats.solvers.qp import solve_quadprog  # noqa: E402
 from nordicstats.tuning import PAPER_C_GRID, PAPER_WIDTH_QUANTILES  # noqa: E402
 
@@ -49,13 +49,9 @@ def sweep(X, signs, gamma, warm, with_quadprog):
     """Solve the 9 C values at one width; returns (seconds, objectives, reference objs)."""
     start = time.perf_counter()
     gram = make_kernel("rbf", X, gamma=gamma)(X, X)
-    objectives, start_point = [], None
-    for C in sorted(PAPER_C_GRID):
-        problem = NordicProblem(gram=gram, signs=signs, C=C, method="nordic1")
-        result = solve_dual_decomposition(problem, warm_start=start_point)
-        if warm:
-            start_point = {**result.multipliers, "C": C}
-        objectives.append(result.objective)
+    path = solve_path(lambda C: NordicProblem(gram=gram, signs=signs, C=C, method="nordic1"),
+                      sorted(PAPER_C_GRID), solver="decomposition", warm=warm)
+    objectives = [result.objective for result in path]
     seconds = time.perf_counter() - start
     reference, t_ref = [], 0.0
     if with_quadprog:
@@ -85,8 +81,8 @@ def main():
     args = parser.parse_args()
     X, signs = training_rows(args.random_state)
     gammas = gamma_candidates(X, PAPER_WIDTH_QUANTILES)
-    solve_dual_decomposition(NordicProblem(gram=make_kernel("rbf", X, gamma=gammas[1])(X, X),
-                                           signs=signs, C=1.0))  # imports, outside timings
+    solve(NordicProblem(gram=make_kernel("rbf", X, gamma=gammas[1])(X, X), signs=signs, C=1.0),
+          solver="decomposition")  # imports, outside timings
     print(f"balance-scale, n = {X.shape[0]}, K = {signs.shape[1] + 1}, grid 9 C x 3 widths; "
           f"{os.cpu_count()} shared cores, BLAS threads {os.environ['OPENBLAS_NUM_THREADS']}")
     totals = {"cold": 0.0, "warm": 0.0, "quadprog": 0.0}

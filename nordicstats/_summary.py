@@ -235,6 +235,9 @@ def _notes(results):
     if note:
         lines.append(note)
     lines.extend(summary_notes(results))  # inference
+    if results.model.kernel.is_linear and results.covariance is None:
+        lines.append("No standard errors: fitted with cov_type='none'; fit(cov_type='auto') "
+                     "or get_robustcov_results('auto') computes them.")
     return lines
 
 

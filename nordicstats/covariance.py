@@ -235,8 +235,8 @@ def bandwidth(residuals, rule="hall-sheather", constant=1.0, weights=None):
     rule : "hall-sheather" or float or array of K-1 floats
         A number is used as the bandwidth itself (``constant`` is then ignored).
     constant : float, default=1.0
-        Constants 1 to 1.5 gave 93-96% coverage in the Monte Carlo of
-        ``docs/notes/inference-bandwidth.md``; 0.5 under-covers.
+        The coverage of the intervals for each constant is measured in
+        docs/notes/inference-bandwidth.md.
     weights : ndarray of shape (n,), optional
         Frequency weights: sd, IQR and n are those of the residuals repeated w_i times.
 

@@ -217,8 +217,12 @@ class NORDIC(OrdinalModel):
 
         Parameters
         ----------
-        cov_type : str, optional
-            Covariance of the linear coefficients (see :mod:`nordicstats.covariance`).
+        cov_type : {None, "auto", "bahadur", "bootstrap", "none"}, optional
+            Covariance of the linear coefficients (see :mod:`nordicstats.covariance`),
+            computed now and kept in the results.  None (default) means "auto" for a
+            linear fit and no covariance for a kernel fit; "none" computes none (fits
+            used only for prediction: no standard errors, so no BSVM fit for the
+            validity diagnostics and no bootstrap).
         cov_kwds : dict, optional
             Options of the covariance estimator.
         fitted_at : datetime, optional

@@ -1,13 +1,14 @@
 """NORDICResults: the record of a NORDIC fit, with pandas views.
 
-A results object holds the model, the solver result, the calibration map and the
-covariance computed by the covariance layer's entry point
-(:func:`nordicstats.fit_covariance.fit_covariance`); it fits nothing itself.  One value
-is computed on first read, and says so: the default covariance of a linear fit
-(``cov_type="auto"``, the :attr:`NORDICResults.covariance` attribute), so that fits used
-only for prediction pay for no bootstrap; the BSVM fit behind
-:attr:`NORDICResults.price_of_noncrossing` comes from ``NORDIC.fit_unconstrained()``
-when first needed and is kept.
+A results object is the record of a fit: the model, the solver result, the calibration
+map and the covariance that ``fit(cov_type=...)`` asked for, computed when the results
+are built by the covariance layer's entry point
+(:func:`nordicstats.fit_covariance.fit_covariance`); it fits nothing itself and computes
+no covariance later.  Fits used only for prediction (tuning, the scikit-learn adapter,
+the cross-fitted probabilities) pass ``cov_type="none"`` and pay for no covariance.  The
+BSVM fit behind :attr:`NORDICResults.price_of_noncrossing` comes from
+``NORDIC.fit_unconstrained()`` when first needed (or from the covariance's validity
+diagnostics, which need it too) and is kept.
 """
 
 from __future__ import annotations
@@ -21,7 +22,6 @@ import pandas as pd
 from nordicstats._summary import build_summary, sources_text
 from nordicstats.auto_covariance import blank_boundaries
 from nordicstats.class_rule import count_crossings
-from nordicstats.covariance import check_cov_kwds
 from nordicstats.fit_covariance import fit_covariance, linear_weights, price_of_noncrossing
 from nordicstats.hypotheses import parallel_restrictions, parse_restrictions, wald_test
 from nordicstats.ordinal import OrdinalResults
@@ -41,10 +41,14 @@ class NORDICResults(WaldMixin, OrdinalResults):
     fitted_at : datetime.datetime
         When the fit finished (shown in the summary; settable for reproducible text).
     cov_type : str or None
-        Covariance type of the linear coefficients (see :mod:`nordicstats.covariance`):
-        "auto" (default for linear fits, computed on first use: the Bahadur sandwich
-        where its validity diagnostics pass, the bootstrap per boundary where they
-        fail), "bahadur", "bootstrap", or None (kernel fits, or ``cov_type="none"``).
+        Covariance type of the linear coefficients that ``fit(cov_type=...)`` computed
+        (see :mod:`nordicstats.covariance`): "auto" (default for linear fits: the
+        Bahadur sandwich where its validity diagnostics pass, the bootstrap per
+        boundary where they fail), "bahadur", "bootstrap", or None (kernel fits, and
+        ``cov_type="none"``: no covariance was computed; ``bse``, ``conf_int()`` and
+        the tests raise, ``summary()`` and ``summary_frame()`` show the estimates only).
+    covariance : nordicstats.covariance.CovarianceResult or None
+        The covariance computed at fit time (None when ``cov_type`` is None).
     calibration : nordicstats.probability.Calibration or None
         The map from decision values to class probabilities, fitted on held-out
         decision values by ``fit(probability=True)``; None otherwise.
@@ -180,41 +184,28 @@ class NORDICResults(WaldMixin, OrdinalResults):
         return self.model.fit_unconstrained()
 
     # --- inference ------------------------------------------------------------------------------
-    # Covariance of the linear coefficients (nordicstats.covariance). Parameters are stacked
+    # Covariance of the linear coefficients (nordicstats.covariance), computed once, when the
+    # results are built (by fit() or get_robustcov_results()). Parameters are stacked
     # boundary-major; pandas views are indexed by boundary name and term.
-    # The default (cov_type=None on a linear fit) is "auto", computed on first use so that
-    # fits used only for prediction (tuning, the sklearn wrapper) pay nothing and see no
-    # InferenceWarning; an explicit cov_type is computed (and validated) at fit time.
     def _init_covariance(self, cov_type, cov_kwds):
-        if cov_type is None and not cov_kwds and self.model.kernel.is_linear:
-            self.cov_type, self.cov_kwds = "auto", check_cov_kwds("auto", None)
-            return
-        self._cov_value = self._fit_covariance(cov_type, cov_kwds, stacklevel=6)
-        self.cov_type = None if self._cov_value is None else self._cov_value.cov_type
-        self.cov_kwds = {} if self._cov_value is None else dict(self._cov_value.cov_kwds)
-
-    @property
-    def covariance(self):
-        """The :class:`~nordicstats.covariance.CovarianceResult` (None without inference).
-
-        The default covariance ("auto") is computed here on first use.
-        """
-        if "_cov_value" not in self.__dict__:
-            self._cov_value = self._fit_covariance(self.cov_type, None, stacklevel=6)
-        return self._cov_value
-
-    def _fit_covariance(self, cov_type, cov_kwds, stacklevel):
-        """The covariance layer's entry point on this fit (the BSVM fit shared and cached)."""
-        return fit_covariance(self.model, self.solver_result, cov_type, cov_kwds,
-                              boundary_names=self.boundary_names,
-                              unconstrained=lambda: self._unconstrained_fit,
-                              stacklevel=stacklevel)
+        """Compute the covariance ``cov_type`` asks for (None: "auto" for a linear fit,
+        nothing for a kernel fit; "none": nothing) and record what was computed."""
+        self.covariance = fit_covariance(self.model, self.solver_result, cov_type, cov_kwds,
+                                         boundary_names=self.boundary_names,
+                                         unconstrained=lambda: self._unconstrained_fit,
+                                         stacklevel=5)
+        self.cov_type = None if self.covariance is None else self.covariance.cov_type
+        self.cov_kwds = {} if self.covariance is None else dict(self.covariance.cov_kwds)
 
     def _require_cov(self):
         if self.covariance is None:
-            fix = ("refit with cov_type='bahadur' or use get_robustcov_results()"
-                   if self.model.kernel.is_linear else "they exist for kernel='linear' fits only")
-            raise AttributeError(f"This fit has no covariance (cov_type=None); {fix}.")
+            if not self.model.kernel.is_linear:
+                raise AttributeError("This fit has no covariance: standard errors, tests and "
+                                     "intervals exist for kernel='linear' fits only.")
+            raise AttributeError("This fit has no covariance: it was fitted with "
+                                 "cov_type='none'. Refit with fit(cov_type='auto') (or "
+                                 "'bahadur', 'bootstrap'), or call "
+                                 "get_robustcov_results('auto') on this fit.")
         return self.covariance
 
     def cov_params(self):

@@ -52,7 +52,9 @@ class NORDICClassifier(OrdinalEstimator):
     classes_ : ndarray
         Labels in their ordinal order (lowest first).
     results_ : NORDICResults
-        The underlying fit (summary, solver diagnostics).
+        The underlying fit (summary, solver diagnostics), fitted for prediction with
+        ``cov_type="none"``: for standard errors call
+        ``results_.get_robustcov_results("auto")`` (no refit) or fit :class:`NORDIC`.
     n_features_in_ : int
 
     Examples
@@ -89,4 +91,6 @@ class NORDICClassifier(OrdinalEstimator):
         return {name: getattr(self, name) for name in _MODEL_OPTIONS}
 
     def _fit_options(self):
-        return {"probability": self.probability, "probability_kwds": self.probability_kwds}
+        # predictions only: no covariance of the coefficients (results_.bse is not read)
+        return {"probability": self.probability, "probability_kwds": self.probability_kwds,
+                "cov_type": "none"}

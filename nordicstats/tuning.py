@@ -28,13 +28,9 @@ any other parameter by its position in the grid.
 For the NORDIC methods (``bsvm``, ``nordic0``, ``nordic1``, ``nordic2``) the
 model, its training kernel matrix and the kernel matrix between the evaluation
 and training rows are built once per width and fold and reused along the ``C``
-grid: each ``C`` only re-solves the problem (:func:`nordicstats.solvers.solve`).
-The solvers that restart from a nearby dual (:func:`nordicstats.solvers.takes_warm_start`:
-SMO, the decomposition solver, NORDIC-0's active-set solver) are warm-started from the
-solution at the previous ``C``, and NORDIC-2's relaxation LPs (SCIP,
-:func:`nordicstats.solvers.takes_relaxation_path`) are kept in HiGHS and restarted from
-the previous optimal basis (:class:`nordicstats.solvers.milp.RelaxationPath`); quadprog
-and the sparse primal have no warm start.  The
+grid: each ``C`` only re-solves the problem, along the solver layer's path over C
+(:class:`nordicstats.solvers.SolverPath`), which starts each solve from the solution at
+the previous ``C`` where the solver can and keeps NORDIC-2's relaxation LPs.  The
 competitors (libsvm-based SVR and DR, CK, ordered logit) are refitted from the
 data at every grid point.
 """
@@ -57,7 +53,6 @@ from nordicstats.class_rule import predict_codes
 from nordicstats.compare import NORDIC_METHODS, make_classifier
 from nordicstats.exceptions import SolverError
 from nordicstats.kernels import gamma_candidates
-from nordicstats.solvers.milp import RelaxationPath
 from nordicstats.weighting import check_case_weights
 
 __all__ = [
@@ -363,32 +358,22 @@ class _RefitAtEachPoint:
 class _NordicPath:
     """NORDIC path: one model and two kernel matrices per width; each C re-solves the problem.
 
-    The predictions are those of ``NORDIC.fit().predict``: the same problem and
-    solver, and f_k(x) = K(x, X) omega_k + b_k with the stored K(x, X).
+    The solves along the C grid are the solver layer's path
+    (:class:`nordicstats.solvers.SolverPath`), which starts each from the previous
+    solution where the solver can.  The predictions are those of
+    ``NORDIC.fit().predict``: the same problem and solver, and
+    f_k(x) = K(x, X) omega_k + b_k with the stored K(x, X).
     """
 
     def __init__(self, factory, params, X_fit, y_fit, X_eval, w_fit=None, warm_start=True):
         self.model = factory(**params).build(X_fit, y_fit, w_fit)
         self.gram_eval = self.model.kernel(self.model.exog_for(X_eval), self.model.exog)
-        self.warm_start, self.previous, self.relaxation = warm_start, None, None
+        self.solutions = solvers.SolverPath(lambda C: self.model.build_problem(C=C),
+                                            self.model.solver, warm_start,
+                                            **self.model.solver_options)
 
     def __call__(self, C):
-        problem = self.model.build_problem(C=C)
-        options = dict(self.model.solver_options)
-        solver = self.model.solver
-        if (self.warm_start and solvers.takes_warm_start(solver, problem)
-                and self.previous is not None
-                and "warm_start" not in options):
-            # the dual at the previous C, rescaled by the solver (constraints are homogeneous)
-            options["warm_start"] = {**self.previous[0].multipliers, "C": self.previous[1]}
-        if (self.warm_start and solvers.takes_relaxation_path(solver, problem)
-                and "relaxation" not in options):
-            # NORDIC-2's relaxation LPs depend on C only through the slack costs
-            if self.relaxation is None:
-                self.relaxation = RelaxationPath.for_problem(problem)
-            options["relaxation"] = self.relaxation
-        result = solvers.solve(problem, solver=solver, **options)
-        self.previous = (result, problem.C)
+        result = self.solutions.solve(C)
         F = self.gram_eval @ result.dual_coef + result.intercept
         return self.model.response.labels(predict_codes(F))
 
@@ -462,10 +447,9 @@ def tune(estimator, X, y, *, param_grid=None, X_tune=None, y_tune=None, cv=None,
     refit : bool, default=True
         Refit on ``(X, y)`` with the selected parameters and ``kernel="rbf"``.
     warm_start : bool, default=True
-        Along the C grid, start the decomposition solver (BSVM and NORDIC-1)
-        and NORDIC-0's active-set solver from the solution at the previous C.
-        The answer is the same optimum to the solver's tolerance; the refit
-        always starts cold.
+        Along the C grid, start each NORDIC solve from the solution at the previous C
+        where the solver can (:mod:`nordicstats.solvers.path`).  The answer is the same
+        optimum to the solver's tolerance; the refit always starts cold.
     weights : array-like of shape (n,), optional
         Case weights of (X, y): every fit gets its training rows' weights
         (``sample_weight``, NORDIC's methods only) and every score weights its

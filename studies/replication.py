@@ -39,8 +39,8 @@ from studies.experiments import (
 from studies.plotting import plot_confusion_grid, plot_error_by_dimension, plot_error_by_n
 from studies.replication_claims import (
     NOT_MEASURED,
+    SECTION6,
     SECTION7,
-    SIX,
     ClaimTest,
     study_claims,
     verdict,
@@ -97,10 +97,10 @@ class StudySpec:
 STUDIES = {
     "nonlinear": StudySpec("nonlinear", "nonlinear",
                            tuple((d, s) for s in (0.5, 1.0, 1.5) for d in NONLINEAR_DIMENSIONS),
-                           tuple(SIX), None, "error", 20170601, "nonlinear_study.jsonl", 60),
+                           tuple(SECTION6), None, "error", 20170601, "nonlinear_study.jsonl", 60),
     "donut": StudySpec("donut", "donut",
                        tuple((d, s) for s in (0.2, 0.4, 0.6) for d in DONUT_DIMENSIONS),
-                       tuple(SIX), "DONUT_COSTS", "error", 20170602, "donut_study.jsonl", 60),
+                       tuple(SECTION6), "DONUT_COSTS", "error", 20170602, "donut_study.jsonl", 60),
     "balance": StudySpec("balance", "balance", (52, 79, 125, 208), tuple(EIGHT),
                          "BALANCE_COSTS", "BALANCE_COSTS", 20170622,
                          "balance_scale_study.jsonl", 15),
@@ -127,10 +127,10 @@ DEVIATION_STUDIES = {
     "donut_variance": StudySpec(
         "donut_variance", "donut",
         tuple((d, float(np.sqrt(s))) for s in (0.2, 0.4, 0.6) for d in DEVIATION_DIMENSIONS),
-        tuple(SIX), "DONUT_COSTS", "error", 20170602, "deviation_donut_variance.jsonl", 60),
+        tuple(SECTION6), "DONUT_COSTS", "error", 20170602, "deviation_donut_variance.jsonl", 60),
     "donut_weighted_tuning": StudySpec(
         "donut_weighted_tuning", "donut",
-        tuple((d, s) for s in (0.2, 0.4) for d in DEVIATION_DIMENSIONS), tuple(SIX),
+        tuple((d, s) for s in (0.2, 0.4) for d in DEVIATION_DIMENSIONS), tuple(SECTION6),
         "DONUT_COSTS", "DONUT_COSTS", 20170602, "deviation_donut_weighted_tuning.jsonl", 60),
     "balance_error_tuning": StudySpec(
         "balance_error_tuning", "balance", (52, 79, 125, 208), SECTION7, "BALANCE_COSTS",

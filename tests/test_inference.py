@@ -450,10 +450,9 @@ def k3_results():
     from nordicstats import NORDIC
 
     X, codes = _k3_data(400)  # >= 100 rows on each side of both boundaries
-    res = NORDIC(codes, X, kernel="linear", method="nordic1").fit()
     with warnings.catch_warnings():
         warnings.simplefilter("error", InferenceWarning)  # every diagnostic passes
-        res.cov_params()  # the default covariance is computed on first use
+        res = NORDIC(codes, X, kernel="linear", method="nordic1").fit()  # "auto", at fit time
     return res
 
 
@@ -588,6 +587,24 @@ def test_warnings_active_constraints_and_small_n():
     assert "std err: bootstrap" in str(auto.summary())
 
 
+def test_default_covariance_is_computed_by_fit():
+    """The results are a record: fit() computes the default covariance (and warns then);
+    reading it later computes nothing and warns no more."""
+    from nordicstats import NORDIC
+
+    X, codes = _k3_data(60, seed=3)  # < 100 rows on a side: "auto" bootstraps, with warnings
+    model = NORDIC(codes, X, kernel="linear", method="nordic1")
+    with pytest.warns(InferenceWarning, match="bootstrap standard errors"):
+        res = model.fit(cov_kwds={"n_boot": 20, "disable": True})
+    assert res.cov_type == "auto" and "covariance" in vars(res)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        bse, summary = res.bse, str(res.summary())
+    assert np.all(np.isfinite(bse.to_numpy()))
+    assert "std err: bootstrap" in summary
+    assert res.covariance is vars(res)["covariance"]  # the same record, not recomputed
+
+
 def test_results_singular_hessian_nan_with_warning():
     """A duplicated covariate makes H singular: NaN everywhere, a warning, no number."""
     from nordicstats import NORDIC
@@ -597,9 +614,12 @@ def test_results_singular_hessian_nan_with_warning():
     X = np.column_stack([x, x, rng.normal(size=120)])
     y = np.where(x + rng.normal(size=120) > 0, 1, 0)
     with warnings.catch_warnings():
-        warnings.simplefilter("error")  # the default covariance is computed on first use
-        fit = NORDIC(y, X, kernel="linear", method="bsvm").fit()
-    assert fit.cov_type == "auto" and "_cov_value" not in fit.__dict__
+        warnings.simplefilter("error")  # cov_type="none": no covariance, so no warning
+        fit = NORDIC(y, X, kernel="linear", method="bsvm").fit(cov_type="none")
+    assert fit.cov_type is None and fit.covariance is None
+    with pytest.raises(AttributeError, match=r"cov_type='none'.*fit\(cov_type='auto'\)"):
+        _ = fit.bse
+    assert "No standard errors: fitted with cov_type='none'" in str(fit.summary())
     with warnings.catch_warnings(record=True) as record:
         warnings.simplefilter("always")
         res = fit.get_robustcov_results("bahadur")

@@ -49,7 +49,7 @@ def test_decision_function_matches_kernel_expansion():
 
 def test_linear_fit_exposes_primal_weights():
     X, y = grade_data()
-    res = NORDIC(y, X, kernel="linear").fit()
+    res = NORDIC(y, X, kernel="linear").fit(cov_type="none")
     assert list(res.params.index) == ["Intercept", "a", "b"]
     np.testing.assert_allclose(res.coef.to_numpy(), X.to_numpy().T @ res.dual_coef, atol=1e-10)
     np.testing.assert_allclose(res.decision_function(X),
@@ -66,7 +66,7 @@ def test_formula_interface_with_ordered_categorical_and_missing_rows():
     model = NORDIC.from_formula("grade ~ a + b + C(group)", data, kernel="linear")
     assert model.n_dropped == 2 and model.nobs == 48
     assert model.exog_names == ["C(group)[T.v]", "a", "b"]
-    res = model.fit()
+    res = model.fit(cov_type="none")
     pred = res.predict(data.drop(index=[3, 7]))
     assert len(pred) == 48
     with pytest.raises(ValueError, match="missing values"):
@@ -80,7 +80,7 @@ def test_two_classes_are_an_ordinary_svm():
     res = NORDIC(y, X, kernel="linear").fit()
     assert res.boundary_names == ["lo|mid"]
     assert "K = 2" in res.summary().as_text()
-    bsvm = NORDIC(y, X, kernel="linear", method="bsvm").fit()
+    bsvm = NORDIC(y, X, kernel="linear", method="bsvm").fit(cov_type="none")
     # two solvers (joint NORDIC-1: decomposition; BSVM: smo), each certified to a
     # relative duality gap of 1e-6: their objectives agree to that
     assert res.objective == pytest.approx(bsvm.objective, rel=1e-6)
@@ -164,7 +164,8 @@ def test_refit_params_repeats_rows_as_case_weights_and_fit_unconstrained_is_bsvm
     # 1e-6: two quadprog solves with ridge 1e-6 and proximal refinements (tests/test_qp.py)
     np.testing.assert_allclose(model.refit_params(rows), weighted.params.to_numpy(), atol=1e-6)
     problem, unconstrained = model.fit_unconstrained()
-    bsvm = NORDIC(y, X, kernel="linear", C=2.0, solver="quadprog", method="bsvm").fit()
+    bsvm = NORDIC(y, X, kernel="linear", C=2.0, solver="quadprog", method="bsvm").fit(
+        cov_type="none")
     assert problem.method == "bsvm"
     assert unconstrained.objective == pytest.approx(bsvm.objective, rel=1e-9)
     np.testing.assert_allclose(unconstrained.intercept, bsvm.solver_result.intercept, atol=1e-8)

@@ -181,7 +181,8 @@ def test_probabilities_of_fitted_models_are_valid_at_new_points(spec, calibratio
     X, y = _data(n=15 * K, K=K, seed=seed)
     weights = rng.integers(1, 4, size=15 * K) if weighted else None
     res = NORDIC(y, X, C=C, weights=weights, **spec).fit(
-        probability=True, probability_kwds={"method": calibration, "n_folds": 3})
+        cov_type="none", probability=True,
+        probability_kwds={"method": calibration, "n_folds": 3})
     new = rng.normal(scale=4.0, size=(200, 2))  # far from the data: kernel boundaries cross
     proba = res.predict(new, which="proba")
     assert list(proba.columns) == list(res.levels)
@@ -192,7 +193,7 @@ def test_nordic2_probabilities():
     pytest.importorskip("pyscipopt")
     X, y = _data(n=30, seed=6)
     res = NORDIC(y, X, method="nordic2", kernel="linear").fit(
-        probability=True, probability_kwds={"n_folds": 3})
+        cov_type="none", probability=True, probability_kwds={"n_folds": 3})
     _check_valid(res.predict(np.random.default_rng(0).normal(size=(50, 2)), which="proba"))
 
 

@@ -98,7 +98,8 @@ class OrdinalClassifier(OrdinalEstimator):
     Attributes
     ----------
     results_ : results object
-        The fitted model's results (after :meth:`fit`).
+        The fitted model's results (after :meth:`fit`); a NORDIC method is fitted for
+        prediction, with ``cov_type="none"`` (no standard errors).
     classes_ : ndarray
         The fitted model's levels, lowest first.
     """
@@ -143,6 +144,10 @@ class OrdinalClassifier(OrdinalEstimator):
     def _model_options(self):
         return {**self.get_params(), **({"method": self.name}
                                         if self.name in NORDIC_METHODS else {})}
+
+    def _fit_options(self):
+        # predictions only: a NORDIC fit computes no covariance of its coefficients
+        return {"cov_type": "none"} if self.name in NORDIC_METHODS else {}
 
     def _check_takes_case_weights(self):
         if self.name not in NORDIC_METHODS:

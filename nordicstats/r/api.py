@@ -23,12 +23,13 @@ from collections import OrderedDict
 import numpy as np
 import pandas as pd
 
-from nordicstats import theory as th
+from nordicstats import theory as theory_helpers
 from nordicstats.compare import OrderedLogit, OrdinalSVR, make_classifier
 from nordicstats.data import binary_signs
 from nordicstats.model import NORDIC
 from nordicstats.r.convert import frame_to_matrix
 from nordicstats.r.wording import r_message
+from nordicstats.tuning import PAPER_C_GRID, default_grid, tune
 from nordicstats.weighting import describe_weighting
 
 __all__ = ["API", "fit_model", "refit_model", "has_fit", "forget_fits", "predict_model",
@@ -336,8 +337,6 @@ def tune_model(y, X, args=None, C=None, gamma=None, quantiles=(0.1, 0.5, 0.9), f
         ``scores`` (data frame), ``best`` (the chosen parameters), ``best_score``,
         ``protocol``, ``scoring`` and ``fold`` (the 1-based fold of each row under CV).
     """
-    from nordicstats.tuning import PAPER_C_GRID, default_grid, tune
-
     fixed, _ = _split_args(NORDIC, args, "tune_nordic")  # fit() options apply to the refit
     method = fixed.pop("method", "nordic1")
     make_classifier(method, **fixed)  # checks the options once, before the grid
@@ -381,7 +380,7 @@ def theory(name, args=None):
     """Call ``nordicstats.theory.<name>(**args)``; results become plain R values."""
     if name not in THEORY:
         raise ValueError(f"unknown theory helper {name!r}; available: {list(THEORY)}.")
-    out = getattr(th, name)(**dict(args or {}))
+    out = getattr(theory_helpers, name)(**dict(args or {}))
     if dataclasses.is_dataclass(out):
         fields = {f.name: getattr(out, f.name) for f in dataclasses.fields(out)}
         fields["table"] = out.to_frame() if hasattr(out, "to_frame") else None

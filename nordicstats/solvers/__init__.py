@@ -1,6 +1,8 @@
 """Solvers for the NORDIC problems; each returns a frozen :class:`SolverResult`.
 
-``solve(problem, solver="auto", **options)`` dispatches by method and size:
+``solve(problem, solver="auto", warm_start=None, **options)`` dispatches by method and
+size, and ``solve_path(problem_for_C, Cs)`` (:mod:`nordicstats.solvers.path`) solves along
+a grid of C, each solve started from the previous solution where the solver can:
 
 =========== =============================================================
 method      solvers
@@ -26,6 +28,7 @@ violation at most 1e-7.
 from __future__ import annotations
 
 from nordicstats.solvers.choice import AUTO_PRIMAL_MIN_ROWS, DENSE_GRAM_MAX_ROWS, choose_solver
+from nordicstats.solvers.path import SolverPath, solve_path
 from nordicstats.solvers.problem import METHODS, NONCROSSING, NordicProblem
 from nordicstats.solvers.registry import (
     ROWS_ON_DEMAND,
@@ -40,7 +43,8 @@ from nordicstats.solvers.registry import (
 )
 from nordicstats.solvers.result import SolverResult
 
-__all__ = ["solve", "NordicProblem", "SolverResult", "SOLVERS", "METHODS", "NONCROSSING",
+__all__ = ["solve", "solve_path", "SolverPath", "NordicProblem", "SolverResult", "SOLVERS",
+           "METHODS", "NONCROSSING",
            "choose_solver", "AUTO_PRIMAL_MIN_ROWS", "ROWS_ON_DEMAND", "DENSE_GRAM_MAX_ROWS",
            "handles", "needs_gram", "takes_kernel_rows", "takes_warm_start",
            "takes_relaxation_path", "refit_solver"]

@@ -4,14 +4,13 @@ A solver that needs another solver's answer (NORDIC-2's start from NORDIC-1) ask
 :func:`sparse_primal_pays` here and calls that solver's function itself, so no solver
 module imports the registry (:mod:`nordicstats.solvers.registry`) that loads it.
 
-``solver="auto"`` never picks quadprog for the l2 problems.  Measured
-(benchmarks/bench_nordic0.py --part auto, docs/notes/solvers.md): the decomposition
-solver ties quadprog at n(K-1) = 40 and is faster from 60 on, quadprog's time grows
-like (n(K-1))^3.5, and its ridged dual can miss the certificate's 1e-7
-dual-feasibility tolerance on small random problems where the decomposition solver
-certifies every one.  BSVM and NORDIC-1 with separate intercepts go to SMO, which is
-much faster than the decomposition solver from n = 1,500 on (docs/notes/scaling.md);
-the joint NORDIC-1 form keeps the decomposition solver.
+``solver="auto"`` never picks quadprog for the l2 problems: the decomposition solver
+is as fast from the smallest problems on, quadprog's time grows like a dense
+factorisation, and its ridged dual can miss the certificate's dual-feasibility
+tolerance where the decomposition solver certifies (measurements:
+docs/notes/solvers.md, "The solver="auto" thresholds").  BSVM and NORDIC-1 with
+separate intercepts go to SMO, much faster than the decomposition solver at large n
+(docs/notes/scaling.md); the joint NORDIC-1 form keeps the decomposition solver.
 """
 
 from __future__ import annotations

@@ -17,8 +17,8 @@ of variables exactly while the others stay fixed:
 * for every boundary k, the q alphas with the largest and the q with the smallest
   score s_i = y_ik - G_ik among those that may move up or down (the extremes
   bound the intercept interval, as in SVMlight's selection);
-* every positive phi (a free variable: leaving it out makes the method zig-zag,
-  measured 4x more iterations at K = 5) and the ``max_phi`` most violated
+* every positive phi (a free variable: leaving it out makes the method zig-zag
+  and multiplies the iterations) and the ``max_phi`` most violated
   noncrossing rows (G_k - G_{k+1} < 0, or F_k - F_{k+1} < 0 in the joint form),
   i.e. the noncrossing constraints are generated lazily, together with the
   alphas of their rows;
@@ -36,16 +36,15 @@ The loop stops when the largest KKT violation (in units of the decision
 values) is below ``tol``; the answer is then certified on the full problem:
 omega from theta, intercepts from the paper's LP with omega fixed (solved exactly
 by pooling adjacent violators, :func:`intercepts_by_pooling`, which equals
-:func:`~nordicstats.solvers.qp.fit_intercepts` and is ~100x faster), and the
+:func:`~nordicstats.solvers.qp.fit_intercepts` without an LP solver), and the
 certificate of :mod:`nordicstats.solvers.certificate` (relative duality gap and
 largest violation) deciding the status.
 
-Measured (benchmarks/bench_speed.py): the quadprog sub-problems dominate the
-time; with K = 3 the solver needs 4-50 iterations for n = 200-10,000.  Its
-iterations grow with K and C (n = 1,000, C = 1: 0.25 s at K = 3, 34 s at K = 5),
-so ``solver="auto"`` uses :mod:`nordicstats.solvers.smo` for BSVM and the separate
-form of NORDIC-1 (docs/notes/scaling.md); this solver remains auto's choice for
-the joint form, and reachable by name.
+The quadprog sub-problems dominate the time, and the iterations grow with K and C
+(measurements: docs/notes/solvers.md, "The decomposition solver"), so
+``solver="auto"`` uses :mod:`nordicstats.solvers.smo` for BSVM and the separate form
+of NORDIC-1 (docs/notes/scaling.md); this solver remains auto's choice for the joint
+form, and reachable by name.
 """
 
 from __future__ import annotations
@@ -377,8 +376,8 @@ def libsvm_start(problem, tol=1e-6):
     Hinge weights enter as libsvm's per-row ``sample_weight`` of boundary k (its box
     becomes 0 <= alpha_i <= C c_{i,k}); a boundary whose weighted rows all lie on one
     side starts at alpha = 0.  libsvm stops after max(100,000, 100 n) iterations:
-    its SMO can cycle for minutes on small, badly scaled linear Gram matrices (n = 12,
-    entries ~100, C = 8: 20 s per boundary), and any dual-feasible point is a valid
+    its SMO can cycle for minutes on small, badly scaled linear Gram matrices
+    (docs/notes/solvers.md), and any dual-feasible point is a valid
     start, which the decomposition then solves to the certificate.
 
     Returns
@@ -443,7 +442,7 @@ def _libsvm_fitter(gram):
 
 
 def _libsvm_max_iter(n):
-    """Iteration cap of the libsvm start: max(100,000, 100 n) (~0.6 s at the cap for small n)."""
+    """Iteration cap of the libsvm start: max(100,000, 100 n)."""
     return max(100_000, 100 * int(n))
 
 
@@ -594,8 +593,7 @@ def intercepts_by_pooling(problem, G):
     Minimising a sum of convex functions over a chain is solved exactly by
     pooling adjacent violators: each pool takes a minimiser of its summed
     h_k (the midpoint when the minimiser is an interval), and neighbouring pools
-    merge while their values break the order.  Cost O(n K log n), against
-    seconds for the LP at n = 2,000.
+    merge while their values break the order.  Cost O(n K log n), with no LP solver.
 
     Parameters
     ----------

@@ -33,6 +33,7 @@ from scipy import sparse
 
 from nordicstats.exceptions import SolverError, missing_dependency
 from nordicstats.solvers.certificate import certified_result, certify
+from nordicstats.solvers.decomposition import intercepts_by_pooling, solve_dual_decomposition
 from nordicstats.solvers.problem import NordicProblem
 
 __all__ = ["solve_linear_primal", "FALLBACK_MAX_N"]
@@ -102,8 +103,6 @@ def solve_linear_primal(problem, tol=1e-9, feas_tol=DEFAULT_FEAS_TOL,
         import piqp
     except ImportError:
         if problem.n <= FALLBACK_MAX_N:
-            from nordicstats.solvers.decomposition import solve_dual_decomposition
-
             return solve_dual_decomposition(problem)
         raise missing_dependency("piqp", "fast",
                                  "solver='primal' for linear NORDIC") from None
@@ -325,8 +324,6 @@ def _multipliers(problem, layout, sol, rows):
 
 
 def _result(problem, layout, sol, rows, status, rounds, iters, elapsed, extra=None):
-    from nordicstats.solvers.decomposition import intercepts_by_pooling
-
     w, _ = layout.unpack(np.asarray(sol.x))
     # Exact intercepts for this w (the paper's LP, by pooling): the interior-point b is
     # one of them only up to tolerance, and an arbitrary one when they form an interval.

@@ -99,7 +99,8 @@ def takes_warm_start(name, problem=None):
 def takes_relaxation_path(name, problem=None):
     """Whether solver ``name`` (``"auto"``: the one chosen for ``problem``) keeps its
     relaxation along a C grid (``relaxation=`` a
-    :class:`~nordicstats.solvers.milp.RelaxationPath`)."""
+    :class:`~nordicstats.solvers.milp.RelaxationPath`, which
+    :mod:`nordicstats.solvers.path` builds and passes)."""
     entry = _entry(name, problem)
     return entry is not None and entry.relaxation_path
 
@@ -108,10 +109,10 @@ def refit_solver(name, method):
     """Solver of repeated refits on resamples of a linear problem (the bootstrap).
 
     ``"auto"`` becomes the sparse primal (PIQP) for the methods it fits, whatever the
-    size, when PIQP is installed: a resample has ~0.63 n distinct rows, which can fall
-    below the primal's ``"auto"`` threshold, and the decomposition solver then takes
-    minutes per refit at n = 1,500, K = 4 where the primal takes ~0.05 s (same
-    optimum).  Any other ``name`` is kept.
+    size, when PIQP is installed: a resample has about 0.63 n distinct rows, which can
+    fall below the primal's ``"auto"`` threshold, where the decomposition solver would
+    take far longer per refit for the same optimum (measurements in
+    docs/notes/solvers.md, "Bootstrap refits").  Any other ``name`` is kept.
     """
     if (name == "auto" and handles("primal", method)
             and importlib.util.find_spec("piqp") is not None):
@@ -119,7 +120,7 @@ def refit_solver(name, method):
     return name
 
 
-def solve(problem, solver="auto", **options):
+def solve(problem, solver="auto", *, warm_start=None, **options):
     """Solve a :class:`NordicProblem` and return a :class:`SolverResult`.
 
     Parameters
@@ -127,9 +128,15 @@ def solve(problem, solver="auto", **options):
     problem : NordicProblem
     solver : str, default="auto"
         ``"auto"`` or a key of :data:`SOLVERS` that handles ``problem.method``.
+    warm_start : optional
+        A start for the solver, passed to it when given: for the solvers of
+        :func:`takes_warm_start`, the dual of a nearby problem,
+        ``{**result.multipliers, "C": C}`` (rescaled to ``problem.C``; the constraints
+        are homogeneous); for SCIP, its choice of starting point (``True``, ``False``,
+        ``"repair"``, ``"nordic1"``).  Along a grid of C,
+        :func:`~nordicstats.solvers.path.solve_path` passes it where the solver takes it.
     **options
-        Passed to the solver (e.g. ``time_limit`` for SCIP; ``warm_start`` for the
-        solvers of :func:`takes_warm_start`).
+        Passed to the solver (e.g. ``time_limit`` for SCIP).
 
     Raises
     ------
@@ -150,6 +157,8 @@ def solve(problem, solver="auto", **options):
             f"{list(entry.methods)}. Use solver='auto'."
         )
     function = getattr(importlib.import_module(entry.module), entry.function)
+    if warm_start is not None:
+        options["warm_start"] = warm_start
     valid = [p for p in inspect.signature(function).parameters if p != "problem"]
     unknown = sorted(set(options) - set(valid))
     if unknown:
