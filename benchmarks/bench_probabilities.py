@@ -79,6 +79,7 @@ from nordicstats.compare import OrderedLogit  # noqa: E402
 from nordicstats.metrics import DONUT_COSTS, weighted_error  # noqa: E402
 from nordicstats.probability import (  # noqa: E402
     CALIBRATION_METHODS,
+    cross_fit_decision,
     cumulative_to_class,
     fit_calibration,
 )
@@ -431,6 +432,103 @@ def reliability_plot(table, calibration, path):
     fig.savefig(path, dpi=110)
 
 
+# --- screening: why the calibration gaps --------------------------------------------------------
+#: Shared-link maps compared by the screen (``--screen``).
+SCREEN_LINKS = ("logistic", "beta", "spline")
+
+
+def stored_params(path, design, rep):
+    """C and gamma of NORDIC-1 (RBF) tuned in replication ``rep`` of the stored study."""
+    for row in map(json.loads, path.read_text().splitlines()):
+        if (row["design"], row["rep"], row["method"]) == (design, rep, "NORDIC-1 + logistic"):
+            return {"C": row["C"], "gamma": row["gamma"]}
+    return None
+
+
+def screen_replication(design, rep, seed, test_size, params):
+    """Rows of the calibration variants of NORDIC-1 (RBF, the study's tuned C and width).
+
+    Variants, all scored on the same test rows (the second half of the test set on the
+    simulated designs, the whole test set on the balance scale):
+
+    * ``<link> k=<folds> refit``: the map fitted on held-out values, applied to the full
+      fit (the package's procedure); ``raw`` uses 0/1 targets instead of Platt's;
+    * ``... ensemble``: the same map applied to each fold fit, cumulative probabilities
+      averaged (the map meets the decision values it was fitted on);
+    * ``... ensemble per-fold``: each fold fit with a map fitted on its own held-out fold
+      (scikit-learn's ``CalibratedClassifierCV(ensemble=True)``);
+    * ``... tuning-set map``: the full fit's map fitted on its values at the 100 fresh
+      tuning rows (no fold/full mismatch, as many rows as the cross-fitting);
+    * ``... oracle map``: fitted on the full fit's values at the first half of the test set
+      (5,000 fresh rows: no mismatch and almost no estimation error of the map).
+    """
+    data_seed, _ = replication_seeds(seed, rep)
+    split, _ = draw(design, data_seed, test_size)
+    model = NORDIC(split.y_train, split.X_train, method="nordic1", kernel="rbf", **params)
+    full = model.fit()
+    codes, test_codes = model.response.codes, np.asarray(split.y_test.cat.codes)
+    X_test = np.asarray(split.X_test, dtype=float)
+    half = 0 if design == "balance" else X_test.shape[0] // 2
+    F_test = full.decision_function(X_test[half:])
+    fresh = {"tuning-set map": (full.decision_function(split.X_tune),
+                                np.asarray(split.y_tune.cat.codes))}
+    if half:
+        fresh["oracle map"] = (full.decision_function(X_test[:half]), test_codes[:half])
+    rows = []
+
+    def add(name, cumulative, **extra):
+        rows.append({"method": name, **params, **extra,
+                     **scores(cumulative_to_class(cumulative), test_codes[half:])})
+
+    for n_folds in (5, 10):
+        folds = []
+
+        def refit(train, test, folds=folds):
+            fold = model._on_rows(train).fit(cov_type="none")
+            held = fold.decision_function(model.exog[test])
+            folds.append((test, held, fold.decision_function(X_test[half:])))
+            return held
+
+        held_out = cross_fit_decision(refit, codes, model.levels, n_folds, rep)
+        scale = np.mean([np.std(G) for *_, G in folds]) / np.std(F_test)
+        for link in SCREEN_LINKS:
+            for platt in (True, False):
+                cal = fit_calibration(held_out, codes, None, link, platt)
+                name = f"{link}{'' if platt else ' raw'} k={n_folds}"
+                add(f"{name} refit", cal.cumulative(F_test), fold_to_full_scale=scale)
+                add(f"{name} ensemble",
+                    np.mean([cal.cumulative(G) for *_, G in folds], axis=0))
+                if n_folds == 5 and link == "logistic" and platt:
+                    per_fold = [fit_calibration(held, codes[test], None, link).cumulative(G)
+                                for test, held, G in folds]
+                    add(f"{name} ensemble per-fold", np.mean(per_fold, axis=0))
+                if n_folds == 5:
+                    for label, (F_fresh, y_fresh) in fresh.items():
+                        cal = fit_calibration(F_fresh, y_fresh, None, link, platt)
+                        add(f"{link}{'' if platt else ' raw'} {label}",
+                            cal.cumulative(F_test))
+    return [{"design": design, "rep": rep, **row} for row in rows]
+
+
+def screen(args):
+    """Run the screen (``--screen``): rows to ``probabilities_screen.jsonl``."""
+    out = args.out.with_name("probabilities_screen.jsonl")
+    done = set()
+    if out.exists():
+        done = {(r["design"], r["rep"]) for r in map(json.loads, out.read_text().splitlines())}
+    for rep in range(args.reps):
+        for design in args.designs:
+            params = stored_params(args.out, design, rep)
+            if (design, rep) in done or params is None:
+                continue
+            start = time.perf_counter()
+            rows = screen_replication(design, rep, args.seed, args.test_size, params)
+            with out.open("a") as handle:
+                for row in rows:
+                    handle.write(json.dumps(row) + "\n")
+            print(f"screen {design} rep {rep}: {time.perf_counter() - start:.1f} s", flush=True)
+
+
 # --- driver ------------------------------------------------------------------------------------
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -439,7 +537,11 @@ def main(argv=None):
     parser.add_argument("--test-size", type=int, default=10_000)
     parser.add_argument("--designs", nargs="*", default=list(DESIGNS))
     parser.add_argument("--out", type=Path, default=RESULTS / "probabilities.jsonl")
+    parser.add_argument("--screen", action="store_true",
+                        help="run the screen of calibration variants instead of the study")
     args = parser.parse_args(argv)
+    if args.screen:
+        return screen(args)
     done = set()
     if args.out.exists():
         done = {(r["design"], r["rep"]) for r in map(json.loads, args.out.read_text().splitlines())}

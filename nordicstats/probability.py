@@ -58,7 +58,13 @@ __all__ = [
 ]
 
 #: Calibration maps from decision values to cumulative probabilities.
-CALIBRATION_METHODS = ("logistic", "platt", "isotonic")
+CALIBRATION_METHODS = ("logistic", "platt", "isotonic", "beta", "spline")
+
+#: Maps with one increasing link shared by the boundaries and ordered offsets.
+SHARED_LINK_METHODS = ("logistic", "beta", "spline")
+
+#: Quantiles of the pooled held-out decision values at which the "spline" link bends.
+SPLINE_QUANTILES = (0.25, 0.5, 0.75)
 
 #: Defaults of ``probability_kwds`` (see :func:`check_probability_kwds`).
 PROBABILITY_DEFAULTS = {"method": "logistic", "n_folds": 5, "random_state": 0}
@@ -239,14 +245,16 @@ class Calibration:
     slope: np.ndarray
     offset: np.ndarray
     knots: tuple = ()
+    link_knots: np.ndarray | None = None
     held_out: np.ndarray | None = None
     options: dict | None = None
 
     def cumulative(self, F):
         """P(Y > k | x), nonincreasing in k for every row whatever F, shape (m, K-1)."""
         F = np.asarray(F, dtype=float)
-        if self.method == "logistic":
-            P = special.expit(self.slope[0] * rearrange(F) + self.offset[None, :])
+        if self.method in SHARED_LINK_METHODS:
+            H = link_basis(rearrange(F), self.method, self.link_knots)
+            P = special.expit(H @ self.slope + self.offset[None, :])
             return np.minimum.accumulate(P, axis=1)
         if self.method == "platt":
             return project_monotone(special.expit(F * self.slope + self.offset))
@@ -258,7 +266,7 @@ class Calibration:
         return cumulative_to_class(self.cumulative(F))
 
 
-def fit_calibration(F, codes, weights=None, method="logistic"):
+def fit_calibration(F, codes, weights=None, method="logistic", platt_targets=True):
     """Fit a calibration map on (held-out) decision values.
 
     The logistic maps minimise the weighted binary log loss summed over boundaries,
@@ -304,13 +312,25 @@ def fit_calibration(F, codes, weights=None, method="logistic"):
     if method == "isotonic":
         knots = tuple(_isotonic_knots(F[:, k], above[:, k], w) for k in range(F.shape[1]))
         return Calibration(method, np.empty(0), np.empty(0), knots)
-    targets = _platt_targets(above, w)
-    if method == "logistic":
-        slope, offset = _fit_shared_logistic(rearrange(F), targets, w)
-        return Calibration(method, slope, offset)
+    targets = _platt_targets(above, w) if platt_targets else above.astype(float)
+    if method in SHARED_LINK_METHODS:
+        S = rearrange(F)
+        knots = np.quantile(S, SPLINE_QUANTILES) if method == "spline" else None
+        slope, offset = _fit_shared_link(link_basis(S, method, knots), targets, w)
+        return Calibration(method, slope, offset, link_knots=knots)
     fits = [_fit_shared_logistic(F[:, [k]], targets[:, [k]], w) for k in range(F.shape[1])]
     return Calibration(method, np.concatenate([s for s, _ in fits]),
                        np.concatenate([c for _, c in fits]))
+
+
+def link_basis(S, method, knots=None):
+    """Increasing basis functions (n, m, p) of the decision values S (n, m)."""
+    if method == "logistic":
+        return S[:, :, None]
+    if method == "beta":
+        return np.stack([-np.logaddexp(0.0, -S), np.logaddexp(0.0, S)], axis=2)
+    shifted = S[:, :, None] - np.asarray(knots)[None, None, :]
+    return np.concatenate([np.minimum(shifted, 0.0), np.maximum(shifted, 0.0)], axis=2)
 
 
 def _platt_targets(above, w):
@@ -321,32 +341,39 @@ def _platt_targets(above, w):
 
 
 def _fit_shared_logistic(S, T, w):
-    """(slope (1,), offsets (m,)) minimising the weighted log loss of expit(a S + c).
+    """(slope (1,), offsets (m,)) minimising the weighted log loss of expit(a S + c)."""
+    return _fit_shared_link(S[:, :, None], T, w)
 
-    Parameters theta = (a, c_0, d_1, ..., d_{m-1}) with c_k = c_0 - sum_{j<=k} d_j,
-    bounds a >= 0, d >= 0; the loss is convex in theta (a linear map of (a, c)).
+
+def _fit_shared_link(H, T, w):
+    """(coefficients (p,), offsets (m,)) minimising the weighted log loss of expit(H a + c).
+
+    ``H`` (n, m, p) holds p increasing basis functions of each decision value; with
+    a >= 0 the link H a is increasing.  Parameters theta = (a, c_0, d_1, ..., d_{m-1})
+    with c_k = c_0 - sum_{j<=k} d_j, bounds a >= 0, d >= 0; the loss is convex in theta
+    (a linear map of (a, c)).
     """
-    m = S.shape[1]
-    # c = B @ theta[1:]: c_k = theta_1 - theta_2 - ... - theta_{k+1}
+    m, p = H.shape[1], H.shape[2]
+    # c = B @ theta[p:]: c_k = theta_p - theta_{p+1} - ... - theta_{p+k}
     B = np.tril(-np.ones((m, m)))
     B[:, 0] = 1.0
     scale = w.sum() * m
 
     def loss(theta):
-        z = theta[0] * S + (B @ theta[1:])[None, :]
+        z = H @ theta[:p] + (B @ theta[p:])[None, :]
         # -[t log s(z) + (1 - t) log(1 - s(z))] = log(1 + e^z) - t z
         value = np.sum(w[:, None] * (np.logaddexp(0.0, z) - T * z)) / scale
         r = w[:, None] * (special.expit(z) - T) / scale
-        return value, np.r_[np.sum(r * S), B.T @ r.sum(axis=0)]
+        return value, np.r_[np.einsum("nm,nmp->p", r, H), B.T @ r.sum(axis=0)]
 
-    start = np.r_[1.0, special.logit(np.clip(T.mean(axis=0)[0], 1e-6, 1 - 1e-6)),
+    start = np.r_[np.full(p, 1.0 / p), special.logit(np.clip(T.mean(axis=0)[0], 1e-6, 1 - 1e-6)),
                   np.full(m - 1, 0.5)]
-    bounds = [(0.0, None), (None, None)] + [(0.0, None)] * (m - 1)
+    bounds = [(0.0, None)] * p + [(None, None)] + [(0.0, None)] * (m - 1)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)
         opt = optimize.minimize(loss, start, jac=True, method="L-BFGS-B", bounds=bounds,
-                                options={"maxiter": 1000, "ftol": 1e-13, "gtol": 1e-9})
-    return opt.x[:1].copy(), B @ opt.x[1:]
+                                options={"maxiter": 2000, "ftol": 1e-13, "gtol": 1e-9})
+    return opt.x[:p].copy(), B @ opt.x[p:]
 
 
 def _isotonic_knots(f, above, w):
