@@ -79,9 +79,12 @@ from nordicstats.compare import OrderedLogit  # noqa: E402
 from nordicstats.metrics import DONUT_COSTS, weighted_error  # noqa: E402
 from nordicstats.probability import (  # noqa: E402
     CALIBRATION_METHODS,
+    LINK_BASES,
     cross_fit_decision,
     cumulative_to_class,
     fit_calibration,
+    fit_shared_link,
+    rearrange,
 )
 from nordicstats.sklearn import NORDICClassifier  # noqa: E402
 from nordicstats.tuning import PAPER_C_GRID, default_grid, tune  # noqa: E402
@@ -231,21 +234,32 @@ def svm_rows(split, method, kernel, seed, costs=None):
         params = tuned(partial(NORDICClassifier, method=method, kernel="linear"), split, grid)
     else:
         params = tuned(method, split, default_grid(method, split.X_train))
+    return map_rows(split, method, kernel, params, seed, CALIBRATION_METHODS, costs, start)
+
+
+def svm_label(method, kernel):
+    """``NORDIC-1``, ``BSVM``, ``NORDIC-1 linear``: the study's name of an SVM fit."""
+    return {"nordic1": "NORDIC-1", "bsvm": "BSVM"}[method] + ("" if kernel == "rbf"
+                                                              else " linear")
+
+
+def map_rows(split, method, kernel, params, seed, maps, costs=None, start=None):
+    """Rows of the maps ``maps`` on one fit with ``params``, all on the same held-out values."""
+    start = time.perf_counter() if start is None else start
     model = NORDIC(split.y_train, split.X_train, method=method, kernel=kernel, **params)
     res = model.fit(probability=True, probability_kwds={"n_folds": 5, "random_state": seed})
     F = res.decision_function(split.X_test)
     codes = np.asarray(split.y_test.cat.codes)
-    label = {"nordic1": "NORDIC-1", "bsvm": "BSVM"}[method] + ("" if kernel == "rbf"
-                                                                else " linear")
+    label = svm_label(method, kernel)
     common = {"C": params["C"], "gamma": params.get("gamma"),
               "crossing_test": res.crossing_rate(split.X_test),
               "fit_time": time.perf_counter() - start}
     rows = []
-    for name in CALIBRATION_METHODS:
+    for name in maps:
         cal = fit_calibration(res.calibration.held_out, model.response.codes, None, name)
         rows.append({"method": f"{label} + {name}", **common,
                      **scores(cal.class_probabilities(F), codes)})
-    if method == "bsvm":
+    if method == "bsvm" and "platt" in maps:
         platt = fit_calibration(res.calibration.held_out, model.response.codes, None, "platt")
         raw = special.expit(F * platt.slope + platt.offset)  # no projection
         rows.append({"method": "BSVM + platt (raw)", **common,
@@ -256,6 +270,41 @@ def svm_rows(split, method, kernel, seed, costs=None):
         rows[0]["weighted_error_cost_bayes"] = weighted_error(
             split.y_test, res.predict(split.X_test, cost=costs), costs)
     return rows
+
+
+SVM_FITS = (("nordic1", "rbf"), ("bsvm", "rbf"), ("nordic1", "linear"))
+
+
+def added_map_rows(design, rep, seed, test_size, maps, stored):
+    """Rows of the maps ``maps`` for a stored replication: each SVM refitted with the C and
+    width the study tuned (``stored``: its rows of this replication), the same folds."""
+    data_seed, _ = replication_seeds(seed, rep)
+    split, _ = draw(design, data_seed, test_size)
+    rows = []
+    for method, kernel in SVM_FITS:
+        row = next(r for r in stored if r["method"].startswith(svm_label(method, kernel) + " + "))
+        params = {"C": row["C"]} if kernel == "linear" else {"C": row["C"], "gamma": row["gamma"]}
+        rows += map_rows(split, method, kernel, params, rep, maps)
+    return [{"design": design, "rep": rep, **row} for row in rows]
+
+
+def add_maps(args):
+    """Append the rows of maps added after the study ran (``--add-maps``) to its rows."""
+    stored = [json.loads(line) for line in args.out.read_text().splitlines()]
+    by_rep = {}
+    for row in stored:
+        by_rep.setdefault((row["design"], row["rep"]), []).append(row)
+    for (design, rep), rows in by_rep.items():
+        have = {r["method"] for r in rows}
+        maps = [m for m in args.add_maps if f"NORDIC-1 + {m}" not in have]
+        if design not in args.designs or rep >= args.reps or not maps or "skipped" in have:
+            continue
+        start = time.perf_counter()
+        new = added_map_rows(design, rep, args.seed, args.test_size, maps, rows)
+        with args.out.open("a") as handle:
+            for row in new:
+                handle.write(json.dumps(row) + "\n")
+        print(f"{design} rep {rep} maps {maps}: {time.perf_counter() - start:.1f} s", flush=True)
 
 
 def cost_trained_row(split, costs):
@@ -300,8 +349,10 @@ def replication(design, rep, seed, test_size):
     data_seed, _ = replication_seeds(seed, rep)
     split, truth = draw(design, data_seed, test_size)
     costs = DONUT_COSTS if design.startswith("donut") else None
-    rows = [*svm_rows(split, "nordic1", "rbf", rep, costs), *svm_rows(split, "bsvm", "rbf", rep),
-            *svm_rows(split, "nordic1", "linear", rep), ologit_row(split), svc_row(split, rep)]
+    rows = [row for method, kernel in SVM_FITS
+            for row in svm_rows(split, method, kernel, rep, costs if method == "nordic1"
+                                and kernel == "rbf" else None)]
+    rows += [ologit_row(split), svc_row(split, rep)]
     if costs is not None:
         rows.append(cost_trained_row(split, costs))
     if truth is not None:
@@ -433,8 +484,32 @@ def reliability_plot(table, calibration, path):
 
 
 # --- screening: why the calibration gaps --------------------------------------------------------
-#: Shared-link maps compared by the screen (``--screen``).
-SCREEN_LINKS = ("logistic", "beta", "spline")
+#: Shared-link maps compared by the screen (``--screen``): the package's ``logistic`` and
+#: ``pooled`` and two flexible monotone links of the own decision value.
+SCREEN_LINKS = ("logistic", "beta", "spline", "pooled")
+#: Quantiles of the pooled sorted decision values at which the ``spline`` link bends.
+SPLINE_QUANTILES = (0.25, 0.5, 0.75)
+
+
+def beta_basis(S):
+    """Beta calibration's link (Kull et al. 2017) on s = expit(f): a log s - b log(1 - s)
+    = -a log(1 + e^-f) + b log(1 + e^f), slopes a as f -> -inf and b as f -> +inf."""
+    return np.stack([-np.logaddexp(0.0, -S), np.logaddexp(0.0, S)], axis=2)
+
+
+def spline_basis(S, knots):
+    """Piecewise-linear increasing link: min(f - t_j, 0) and max(f - t_j, 0) per knot t_j."""
+    shifted = S[:, :, None] - np.asarray(knots)[None, None, :]
+    return np.concatenate([np.minimum(shifted, 0.0), np.maximum(shifted, 0.0)], axis=2)
+
+
+def screen_map(F, codes, link, targets):
+    """A shared-link calibration map of the screen, fitted on (F, codes)."""
+    if link in LINK_BASES:
+        return fit_calibration(F, codes, None, link, targets)
+    basis = beta_basis if link == "beta" else partial(
+        spline_basis, knots=np.quantile(rearrange(F), SPLINE_QUANTILES))
+    return fit_shared_link(F, codes, basis, None, targets, link)
 
 
 def stored_params(path, design, rep):
@@ -493,7 +568,8 @@ def screen_replication(design, rep, seed, test_size, params):
         scale = np.mean([np.std(G) for *_, G in folds]) / np.std(F_test)
         for link in SCREEN_LINKS:
             for platt in (True, False):
-                cal = fit_calibration(held_out, codes, None, link, platt)
+                targets = "platt" if platt else "indicator"
+                cal = screen_map(held_out, codes, link, targets)
                 name = f"{link}{'' if platt else ' raw'} k={n_folds}"
                 add(f"{name} refit", cal.cumulative(F_test), fold_to_full_scale=scale)
                 add(f"{name} ensemble",
@@ -504,7 +580,7 @@ def screen_replication(design, rep, seed, test_size, params):
                     add(f"{name} ensemble per-fold", np.mean(per_fold, axis=0))
                 if n_folds == 5:
                     for label, (F_fresh, y_fresh) in fresh.items():
-                        cal = fit_calibration(F_fresh, y_fresh, None, link, platt)
+                        cal = screen_map(F_fresh, y_fresh, link, targets)
                         add(f"{link}{'' if platt else ' raw'} {label}",
                             cal.cumulative(F_test))
     return [{"design": design, "rep": rep, **row} for row in rows]
@@ -539,9 +615,13 @@ def main(argv=None):
     parser.add_argument("--out", type=Path, default=RESULTS / "probabilities.jsonl")
     parser.add_argument("--screen", action="store_true",
                         help="run the screen of calibration variants instead of the study")
+    parser.add_argument("--add-maps", nargs="*", default=[],
+                        help="append rows of these calibration maps to stored replications")
     args = parser.parse_args(argv)
     if args.screen:
         return screen(args)
+    if args.add_maps:
+        add_maps(args)
     done = set()
     if args.out.exists():
         done = {(r["design"], r["rep"]) for r in map(json.loads, args.out.read_text().splitlines())}

@@ -20,6 +20,11 @@ monotone in k *whatever the decision values* (docs/notes/probabilities.md):
 
       P_k(x) = expit(a f_(k)(x) + c_k),    a >= 0,  c_0 >= c_1 >= ... >= c_{K-2};
 
+* ``"pooled"``: the same with the row mean fbar(x) = mean_j f_j(x) as a second
+  predictor shared by the boundaries,
+
+      P_k(x) = expit(a f_(k)(x) + b fbar(x) + c_k),    a, b >= 0,  c ordered;
+
 * ``"platt"``: Platt's map fitted per boundary, P_k = expit(a_k f_k + c_k), then
   projected row by row onto the monotone set (least squares, :func:`project_monotone`);
 * ``"isotonic"``: a nondecreasing step map of f_k per boundary (isotonic regression of
@@ -34,6 +39,7 @@ under a cost matrix.  Arrays in, arrays out: nothing here knows models or result
 from __future__ import annotations
 
 import warnings
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
@@ -45,10 +51,15 @@ from nordicstats._validation import check_choice, check_int
 
 __all__ = [
     "CALIBRATION_METHODS",
+    "CALIBRATION_TARGETS",
+    "LINK_BASES",
     "Calibration",
     "check_probability_kwds",
     "cross_fit_decision",
     "fit_calibration",
+    "fit_shared_link",
+    "own_value",
+    "own_value_and_mean",
     "rearrange",
     "project_monotone",
     "cumulative_to_class",
@@ -58,13 +69,10 @@ __all__ = [
 ]
 
 #: Calibration maps from decision values to cumulative probabilities.
-CALIBRATION_METHODS = ("logistic", "platt", "isotonic", "beta", "spline")
+CALIBRATION_METHODS = ("logistic", "platt", "isotonic", "pooled")
 
-#: Maps with one increasing link shared by the boundaries and ordered offsets.
-SHARED_LINK_METHODS = ("logistic", "beta", "spline")
-
-#: Quantiles of the pooled held-out decision values at which the "spline" link bends.
-SPLINE_QUANTILES = (0.25, 0.5, 0.75)
+#: Targets of the logistic fits: Platt's smoothed ones, or the 0/1 indicators.
+CALIBRATION_TARGETS = ("platt", "indicator")
 
 #: Defaults of ``probability_kwds`` (see :func:`check_probability_kwds`).
 PROBABILITY_DEFAULTS = {"method": "logistic", "n_folds": 5, "random_state": 0}
@@ -228,13 +236,17 @@ class Calibration:
     method : str
         One of :data:`CALIBRATION_METHODS`.
     slope : ndarray
-        ``"logistic"``: the shared slope a (shape (1,)); ``"platt"``: a_k (shape (K-1,));
-        ``"isotonic"``: empty.
+        ``"logistic"``: the shared slope a (shape (1,)); ``"pooled"``: (a, b);
+        ``"platt"``: a_k (shape (K-1,)); ``"isotonic"``: empty.
     offset : ndarray
-        ``"logistic"``: c_0 >= ... >= c_{K-2}; ``"platt"``: c_k; ``"isotonic"``: empty.
+        ``"logistic"``, ``"pooled"``: c_0 >= ... >= c_{K-2}; ``"platt"``: c_k;
+        ``"isotonic"``: empty.
     knots : tuple of (x, y) ndarray pairs
         ``"isotonic"``: the step map of each boundary (linear interpolation between knots,
         constant outside); empty otherwise.
+    basis : callable or None
+        The shared-link maps' basis (:data:`LINK_BASES`, :func:`fit_shared_link`);
+        None for ``"platt"`` and ``"isotonic"``.
     held_out : ndarray of shape (n, K-1) or None
         The held-out decision values the map was fitted on.
     options : dict
@@ -245,16 +257,15 @@ class Calibration:
     slope: np.ndarray
     offset: np.ndarray
     knots: tuple = ()
-    link_knots: np.ndarray | None = None
+    basis: Callable | None = None
     held_out: np.ndarray | None = None
     options: dict | None = None
 
     def cumulative(self, F):
         """P(Y > k | x), nonincreasing in k for every row whatever F, shape (m, K-1)."""
         F = np.asarray(F, dtype=float)
-        if self.method in SHARED_LINK_METHODS:
-            H = link_basis(rearrange(F), self.method, self.link_knots)
-            P = special.expit(H @ self.slope + self.offset[None, :])
+        if self.basis is not None:
+            P = special.expit(self.basis(rearrange(F)) @ self.slope + self.offset[None, :])
             return np.minimum.accumulate(P, axis=1)
         if self.method == "platt":
             return project_monotone(special.expit(F * self.slope + self.offset))
@@ -266,7 +277,7 @@ class Calibration:
         return cumulative_to_class(self.cumulative(F))
 
 
-def fit_calibration(F, codes, weights=None, method="logistic", platt_targets=True):
+def fit_calibration(F, codes, weights=None, method="logistic", targets="platt"):
     """Fit a calibration map on (held-out) decision values.
 
     The logistic maps minimise the weighted binary log loss summed over boundaries,
@@ -275,10 +286,10 @@ def fit_calibration(F, codes, weights=None, method="logistic", platt_targets=Tru
 
     with Platt's targets ``t = (N+ + 1)/(N+ + 2)`` for y > k and ``1/(N- + 2)`` otherwise
     (N+ and N-: the weighted counts above and below boundary k), which keeps the slope
-    finite on separable data.  ``"logistic"`` shares the slope and orders the offsets
-    (c_k = c_0 - d_1 - ... - d_k, d >= 0, a >= 0: a convex problem with bounds, solved
-    by L-BFGS-B); ``"platt"`` fits (a_k, c_k) per boundary (a_k >= 0).  ``"isotonic"``
-    fits a nondecreasing map of f_k to 1{y > k} per boundary (pool adjacent violators).
+    finite on separable data (``targets="indicator"``: t = 1{y > k}).  ``"logistic"``
+    and ``"pooled"`` share the link and order the offsets (:func:`fit_shared_link`);
+    ``"platt"`` fits (a_k, c_k) per boundary (a_k >= 0).  ``"isotonic"`` fits a
+    nondecreasing map of f_k to 1{y > k} per boundary (pool adjacent violators).
 
     Parameters
     ----------
@@ -288,7 +299,9 @@ def fit_calibration(F, codes, weights=None, method="logistic", platt_targets=Tru
         Level codes 0..K-1.
     weights : ndarray of shape (n,), optional
         Case weights.
-    method : {"logistic", "platt", "isotonic"}, default="logistic"
+    method : {"logistic", "platt", "isotonic", "pooled"}, default="logistic"
+    targets : {"platt", "indicator"}, default="platt"
+        Targets of the logistic fits (ignored by ``"isotonic"``).
 
     Returns
     -------
@@ -302,35 +315,98 @@ def fit_calibration(F, codes, weights=None, method="logistic", platt_targets=Tru
     True
     """
     method = check_choice(method, "method", CALIBRATION_METHODS, owner="fit_calibration")
+    if method in LINK_BASES:
+        return fit_shared_link(F, codes, LINK_BASES[method], weights, targets, method)
+    F, codes, w, above = _check_fit_input(F, codes, weights)
+    if method == "isotonic":
+        knots = tuple(_isotonic_knots(F[:, k], above[:, k], w) for k in range(F.shape[1]))
+        return Calibration(method, np.empty(0), np.empty(0), knots)
+    T = _targets(above, w, targets)
+    fits = [_fit_shared_link(F[:, [k], None], T[:, [k]], w) for k in range(F.shape[1])]
+    return Calibration(method, np.concatenate([s for s, _ in fits]),
+                       np.concatenate([c for _, c in fits]))
+
+
+def own_value(S):
+    """Basis of the ``"logistic"`` link: h(x) = f_(k)(x), shape (n, m, 1)."""
+    return np.asarray(S, dtype=float)[:, :, None]
+
+
+def own_value_and_mean(S):
+    """Basis of the ``"pooled"`` link: (f_(k)(x), mean_j f_j(x)), shape (n, m, 2).
+
+    The row mean is the same for every boundary, so a nonnegative coefficient on it
+    keeps the link decreasing in k; it pools the K-1 noisy decision values into one
+    index, as the cumulative logit's single linear predictor does.
+    """
+    S = np.asarray(S, dtype=float)
+    return np.stack([S, np.broadcast_to(S.mean(axis=1, keepdims=True), S.shape)], axis=2)
+
+
+#: Increasing basis functions of the shared-link maps: sorted rows (n, m) -> (n, m, p).
+LINK_BASES = {"logistic": own_value, "pooled": own_value_and_mean}
+
+
+def fit_shared_link(F, codes, basis, weights=None, targets="platt", method="custom"):
+    """Fit P_k(x) = expit(sum_j a_j h_j(x, k) + c_k) with a >= 0 and ordered offsets.
+
+    h = ``basis(rearrange(F))`` holds p functions that are nondecreasing in every decision
+    value and nonincreasing in k (the rows are sorted decreasingly first); with a >= 0
+    and c_0 >= c_1 >= ... >= c_{K-2} the map is increasing in the decision values and
+    P_0 >= P_1 >= ... by construction.  The weighted binary log loss summed over the
+    boundaries (:func:`fit_calibration`) is convex in (a, c_0, d_1, ..., d_{K-2}),
+    c_k = c_0 - d_1 - ... - d_k, under the bounds a >= 0, d >= 0 (L-BFGS-B).
+    ``"logistic"`` is h = f_(k) (one slope); ``"pooled"`` is h = (f_(k), fbar) with
+    fbar(x) the row mean of the decision values:
+
+    .. math:: P_k(x) = \\operatorname{expit}(a f_{(k)}(x) + b \\bar f(x) + c_k).
+
+    Parameters
+    ----------
+    F : ndarray of shape (n, K-1)
+        Decision values.
+    codes : ndarray of int, shape (n,)
+        Level codes 0..K-1.
+    basis : callable
+        ``basis(S) -> ndarray (n, K-1, p)`` of the sorted decision values S; a
+        module-level function, so that the fitted map can be pickled.
+    weights : ndarray of shape (n,), optional
+    targets : {"platt", "indicator"}, default="platt"
+    method : str, default="custom"
+        Name stored in the :class:`Calibration`.
+
+    Returns
+    -------
+    Calibration
+        ``slope`` holds a (p,), ``offset`` c, ``basis`` the basis.
+
+    Examples
+    --------
+    >>> F = np.array([[2.0, 1.0], [1.0, -1.0], [-1.0, -2.0], [0.5, -0.5], [-0.5, -1.5]])
+    >>> cal = fit_shared_link(F, np.array([2, 1, 0, 1, 0]), own_value_and_mean)
+    >>> cal.slope.shape, bool(np.all(cal.slope >= 0))
+    ((2,), True)
+    """
+    F, codes, w, above = _check_fit_input(F, codes, weights)
+    slope, offset = _fit_shared_link(basis(rearrange(F)), _targets(above, w, targets), w)
+    return Calibration(method, slope, offset, basis=basis)
+
+
+def _check_fit_input(F, codes, weights):
+    """(F, codes, weights, above) checked: finite F (n, K-1), n codes; above[i, k] = y_i > k."""
     F = np.asarray(F, dtype=float)
     codes = np.asarray(codes)
     if F.ndim != 2 or codes.shape != (F.shape[0],) or not np.all(np.isfinite(F)):
         raise ValueError(f"fit_calibration needs finite decision values of shape (n, K-1) and "
                          f"n level codes; got shapes {F.shape} and {codes.shape}.")
     w = np.ones(codes.size) if weights is None else np.asarray(weights, dtype=float)
-    above = codes[:, None] > np.arange(F.shape[1])[None, :]
-    if method == "isotonic":
-        knots = tuple(_isotonic_knots(F[:, k], above[:, k], w) for k in range(F.shape[1]))
-        return Calibration(method, np.empty(0), np.empty(0), knots)
-    targets = _platt_targets(above, w) if platt_targets else above.astype(float)
-    if method in SHARED_LINK_METHODS:
-        S = rearrange(F)
-        knots = np.quantile(S, SPLINE_QUANTILES) if method == "spline" else None
-        slope, offset = _fit_shared_link(link_basis(S, method, knots), targets, w)
-        return Calibration(method, slope, offset, link_knots=knots)
-    fits = [_fit_shared_logistic(F[:, [k]], targets[:, [k]], w) for k in range(F.shape[1])]
-    return Calibration(method, np.concatenate([s for s, _ in fits]),
-                       np.concatenate([c for _, c in fits]))
+    return F, codes, w, codes[:, None] > np.arange(F.shape[1])[None, :]
 
 
-def link_basis(S, method, knots=None):
-    """Increasing basis functions (n, m, p) of the decision values S (n, m)."""
-    if method == "logistic":
-        return S[:, :, None]
-    if method == "beta":
-        return np.stack([-np.logaddexp(0.0, -S), np.logaddexp(0.0, S)], axis=2)
-    shifted = S[:, :, None] - np.asarray(knots)[None, None, :]
-    return np.concatenate([np.minimum(shifted, 0.0), np.maximum(shifted, 0.0)], axis=2)
+def _targets(above, w, targets):
+    """Targets t_ik of the logistic fits (see :func:`fit_calibration`)."""
+    targets = check_choice(targets, "targets", CALIBRATION_TARGETS, owner="fit_calibration")
+    return _platt_targets(above, w) if targets == "platt" else above.astype(float)
 
 
 def _platt_targets(above, w):
@@ -338,11 +414,6 @@ def _platt_targets(above, w):
     n_plus = (w[:, None] * above).sum(axis=0)
     n_minus = w.sum() - n_plus
     return np.where(above, (n_plus + 1) / (n_plus + 2), 1 / (n_minus + 2))
-
-
-def _fit_shared_logistic(S, T, w):
-    """(slope (1,), offsets (m,)) minimising the weighted log loss of expit(a S + c)."""
-    return _fit_shared_link(S[:, :, None], T, w)
 
 
 def _fit_shared_link(H, T, w):
