@@ -71,7 +71,7 @@ from pathlib import Path  # noqa: E402
 
 import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
-from scipy import special  # noqa: E402
+from scipy import special, stats  # noqa: E402
 from sklearn.svm import SVC  # noqa: E402
 
 from nordicstats import NORDIC  # noqa: E402
@@ -214,6 +214,29 @@ def bins_within_2se(n, pred, obs):
     pbar, freq = pred[used] / n[used], obs[used] / n[used]
     se = np.sqrt(np.clip(pbar * (1 - pbar), 1e-12, None) / n[used])
     return int(used.sum()), int(np.sum(np.abs(freq - pbar) <= 2 * se))
+
+
+def per_fit_share_at(group, test_size, full_size):
+    """Expected share of per-fit bins within 2 binomial SEs with ``test_size`` test points.
+
+    Each (replication, bin) keeps the fit's own gap, estimated from the ``full_size``
+    test points with the binomial part removed, delta^2 = max(g^2 - pbar(1 - pbar)/n, 0);
+    with m test points the bin holds n m / full_size pairs, its binomial SE is
+    se_m = sqrt(pbar(1 - pbar) / (n m / full_size)), and the observed gap is about
+    N(delta, se_m^2), so it passes with probability
+    Phi(2 - delta/se_m) - Phi(-2 - delta/se_m).
+    """
+    shares, weights = [], []
+    for n, pred, obs in zip(group["bin_n"], group["bin_pred"], group["bin_obs"], strict=True):
+        n, pred, obs = (np.asarray(v, dtype=float) for v in (n, pred, obs))
+        used = n > 0
+        pbar, gap = pred[used] / n[used], (obs[used] - pred[used]) / n[used]
+        var = np.clip(pbar * (1 - pbar), 1e-12, None)
+        delta = np.sqrt(np.clip(gap**2 - var / n[used], 0.0, None))
+        se = np.sqrt(var / (n[used] * test_size / full_size))
+        shares.append(stats.norm.cdf(2 - delta / se) - stats.norm.cdf(-2 - delta / se))
+        weights.append(np.ones(used.sum()))
+    return float(np.average(np.concatenate(shares), weights=np.concatenate(weights)))
 
 
 # --- methods -----------------------------------------------------------------------------------
@@ -603,6 +626,22 @@ def screen(args):
                 for row in rows:
                     handle.write(json.dumps(row) + "\n")
             print(f"screen {design} rep {rep}: {time.perf_counter() - start:.1f} s", flush=True)
+    table = pd.DataFrame([json.loads(line) for line in out.read_text().splitlines()])
+    text = screen_summary(table).to_string()
+    out.with_name("probabilities_screen_summary.txt").write_text(text + "\n")
+    print(text)
+
+
+def screen_summary(table):
+    """Per (design, variant): bins within 2 replication SEs, largest |gap|, RPS, log loss."""
+    calibration = procedure_calibration(table).groupby(["design", "method"], sort=False)
+    summary = pd.DataFrame({
+        "bins_within_2se": calibration.within_2se.sum().astype(int),
+        "largest_gap": calibration.gap.apply(lambda gap: gap.abs().max()).round(4)})
+    scores_ = table.groupby(["design", "method"], sort=False)[["rps", "log_loss"]].mean()
+    summary = summary.join(scores_.round(4))
+    summary["reps"] = table.groupby(["design", "method"], sort=False).size()
+    return summary
 
 
 # --- driver ------------------------------------------------------------------------------------
