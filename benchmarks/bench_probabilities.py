@@ -415,22 +415,36 @@ def paired(table, design, a, b, metric="rps"):
     return diff.mean(), diff.std(ddof=1) / np.sqrt(diff.size), diff.size
 
 
+#: Paired comparisons of the summary: (method, other method, metric).
+PAIRED = (("NORDIC-1 + logistic", "BSVM + platt (raw)", "rps"),
+          ("NORDIC-1 + pooled", "BSVM + platt (raw)", "rps"),
+          ("NORDIC-1 + pooled", "NORDIC-1 + logistic", "rps"),
+          ("NORDIC-1 + pooled", "NORDIC-1 + logistic", "log_loss"))
+
+
 def targets_text(table, summary):
     lines = ["Targets (paired over replications: mean difference, SE, reps)"]
+    methods = set(table.method)
     for design in dict.fromkeys(table.design):
-        m, se, r = paired(table, design, "NORDIC-1 + logistic", "BSVM + platt (raw)")
-        lines.append(f"  {design}: RPS NORDIC-1 + logistic - BSVM + platt (raw) = {m:+.5f} "
-                     f"(SE {se:.5f}, {r} reps)")
+        for a, b, metric in PAIRED:
+            if {a, b} <= methods:
+                m, se, r = paired(table, design, a, b, metric)
+                lines.append(f"  {design}: {metric} {a} - {b} = {m:+.5f} (SE {se:.5f}, "
+                             f"{r} reps)")
     lines += cost_lines(table)
     for design in [d for d in dict.fromkeys(table.design) if d.startswith("latent logistic")]:
-        for label in ("NORDIC-1 linear + logistic", "NORDIC-1 + logistic"):
+        for label in ("NORDIC-1 linear + logistic", "NORDIC-1 + logistic",
+                      "NORDIC-1 linear + pooled", "NORDIC-1 + pooled"):
+            if (design, label) not in summary.index:
+                continue
             ratio = (summary.loc[(design, label), "rps"]
                      / summary.loc[(design, "ordered logit"), "rps"])
             lines.append(f"  {design}: RPS {label} / ordered logit = {ratio:.4f}")
     return "\n".join(lines)
 
 
-CALIBRATION_SHOWN = ("NORDIC-1 + logistic", "NORDIC-1 + platt", "BSVM + logistic",
+CALIBRATION_SHOWN = ("NORDIC-1 + logistic", "NORDIC-1 + pooled", "NORDIC-1 + platt",
+                     "BSVM + logistic", "BSVM + pooled", "NORDIC-1 linear + pooled",
                      "BSVM + platt (raw)", "NORDIC-1 linear + logistic", "ordered logit",
                      "SVC one-vs-one", "truth")
 
@@ -446,6 +460,23 @@ def calibration_text(calibration):
         cells = " ".join(f"{int(r.bin)}: {r.gap:+.4f} ({r.z:+.1f})" for r in failed.itertuples())
         lines.append(f"  {design} | {method}: {len(tested) - len(failed)}/{len(tested)} pass"
                      + (f"; {cells}" if cells else ""))
+    return lines
+
+
+#: Test-set sizes at which the per-fit check's pass share is extrapolated.
+PER_FIT_TEST_SIZES = (100, 300, 1000, 3000, 10_000)
+
+
+def per_fit_lines(table, full_size):
+    """The per-fit check's expected pass share at smaller test sets (:func:`per_fit_share_at`)."""
+    lines = [f"Per-fit check: expected share of bins within 2 binomial SEs at "
+             f"{', '.join(map(str, PER_FIT_TEST_SIZES))} test points"]
+    shown = ("NORDIC-1 + logistic", "NORDIC-1 + pooled", "ordered logit", "SVC one-vs-one",
+             "truth")
+    simulated = table[(table.design != "balance") & table.method.isin(shown)]
+    for (design, method), group in simulated.groupby(["design", "method"], sort=False):
+        shares = [per_fit_share_at(group, size, full_size) for size in PER_FIT_TEST_SIZES]
+        lines.append(f"  {design} | {method}: " + " ".join(f"{v:.2f}" for v in shares))
     return lines
 
 
@@ -690,6 +721,7 @@ def main(argv=None):
                        float_format="%.8g")
     text = (f"{summary.round(4).to_string()}\n\n{targets_text(table, summary)}\n"
             + "\n".join(calibration_text(calibration)) + "\n"
+            + "\n".join(per_fit_lines(table, args.test_size)) + "\n"
             f"Skipped replications (a level with one training row): {skipped}\n")
     args.out.with_name("probabilities_summary.txt").write_text(text)
     reliability_plot(table, calibration, args.out.with_name("probabilities_reliability.png"))
