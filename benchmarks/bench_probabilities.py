@@ -219,24 +219,29 @@ def bins_within_2se(n, pred, obs):
 def per_fit_share_at(group, test_size, full_size):
     """Expected share of per-fit bins within 2 binomial SEs with ``test_size`` test points.
 
-    Each (replication, bin) keeps the fit's own gap, estimated from the ``full_size``
-    test points with the binomial part removed, delta^2 = max(g^2 - pbar(1 - pbar)/n, 0);
-    with m test points the bin holds n m / full_size pairs, its binomial SE is
-    se_m = sqrt(pbar(1 - pbar) / (n m / full_size)), and the observed gap is about
-    N(delta, se_m^2), so it passes with probability
-    Phi(2 - delta/se_m) - Phi(-2 - delta/se_m).
+    A test set of m <= M = ``full_size`` points is a subsample: bin b of a replication
+    then holds n m / M of its n pairs, with binomial SE se_m = sqrt(pbar(1 - pbar) / (n m / M)),
+    and its observed gap is the gap g measured on all M points plus sampling noise of
+    variance se_m^2 - se_M^2.  The bin passes (|gap| <= 2 se_m) with probability
+
+        Phi((2 se_m - g) / s) - Phi((-2 se_m - g) / s),   s = sqrt(se_m^2 - se_M^2),
+
+    the indicator |g| <= 2 se_M at m = M (the check as run).  Averaged over the
+    (replication, bin) pairs with data.
     """
-    shares, weights = [], []
+    shares = []
     for n, pred, obs in zip(group["bin_n"], group["bin_pred"], group["bin_obs"], strict=True):
         n, pred, obs = (np.asarray(v, dtype=float) for v in (n, pred, obs))
         used = n > 0
         pbar, gap = pred[used] / n[used], (obs[used] - pred[used]) / n[used]
         var = np.clip(pbar * (1 - pbar), 1e-12, None)
-        delta = np.sqrt(np.clip(gap**2 - var / n[used], 0.0, None))
-        se = np.sqrt(var / (n[used] * test_size / full_size))
-        shares.append(stats.norm.cdf(2 - delta / se) - stats.norm.cdf(-2 - delta / se))
-        weights.append(np.ones(used.sum()))
-    return float(np.average(np.concatenate(shares), weights=np.concatenate(weights)))
+        se_m, se_full = np.sqrt(var / (n[used] * test_size / full_size)), np.sqrt(var / n[used])
+        if test_size >= full_size:
+            shares.append((np.abs(gap) <= 2 * se_full).astype(float))
+            continue
+        s = np.sqrt(se_m**2 - se_full**2)
+        shares.append(stats.norm.cdf((2 * se_m - gap) / s) - stats.norm.cdf((-2 * se_m - gap) / s))
+    return float(np.mean(np.concatenate(shares)))
 
 
 # --- methods -----------------------------------------------------------------------------------

@@ -43,6 +43,18 @@ def rows():
 @pytest.fixture(scope="module")
 def recomputed(rows):
     """Per (design, method, bin): mean over replications of the bin's gap, SE, z."""
+    return _reduce(rows)
+
+
+@pytest.fixture(scope="module")
+def screen():
+    """The screen's rows (``--screen``) reduced like the study's."""
+    lines = (RESULTS / "probabilities_screen.jsonl").read_text().splitlines()
+    return _reduce(pd.DataFrame([json.loads(line) for line in lines]))
+
+
+def _reduce(rows):
+    """Per (design, method, bin) of a long table: mean gap over replications, SE, z."""
     long = rows[["design", "method", "rep", "bin_n", "bin_pred", "bin_obs"]].explode(
         ["bin_n", "bin_pred", "bin_obs"])
     long["bin"] = long.groupby(["design", "method", "rep"]).cumcount()
@@ -166,3 +178,47 @@ def test_procedure_check_passes_a_calibrated_and_fails_an_overconfident_forecast
     low, high = sharpened[sharpened.bin.isin([1, 2, 3])], sharpened[sharpened.bin.isin([6, 7, 8])]
     assert (low.gap > 0).all() and (high.gap < 0).all()
     assert (sharpened.z.abs() > 3.5).sum() >= 7, sharpened
+
+
+@pytest.mark.parametrize("design, method, largest", [
+    # the screen's largest |gap| that docs/notes/probabilities.md quotes (3 decimals)
+    ("nonlinear d=2", "logistic k=5 refit", 0.014),
+    ("nonlinear d=2", "logistic tuning-set map", 0.013),
+    ("nonlinear d=2", "logistic oracle map", 0.023),
+    ("nonlinear d=2", "spline oracle map", 0.007),
+    ("nonlinear d=2", "spline k=5 refit", 0.016),
+    ("latent logistic", "logistic k=5 refit", 0.117),
+    ("latent logistic", "logistic tuning-set map", 0.125),
+    ("latent logistic", "logistic oracle map", 0.127),
+    ("latent logistic", "logistic k=5 ensemble", 0.083),
+    ("latent logistic", "pooled k=5 refit", 0.024),
+    ("latent logistic", "pooled oracle map", 0.013),
+    ("balance", "logistic k=5 refit", 0.128),
+    ("balance", "logistic raw k=5 refit", 0.073),
+    ("balance", "pooled k=5 refit", 0.151),
+])
+def test_screen_largest_gaps_as_documented(screen, design, method, largest):
+    assert screen.loc[(design, method), "mean"].abs().max() == pytest.approx(largest, abs=5e-4)
+
+
+@pytest.mark.parametrize("design", ["nonlinear d=2", "nonlinear d=10", "donut d=10",
+                                    "latent logistic"])
+def test_a_map_fitted_on_5000_fresh_rows_is_not_calibrated_either(screen, design):
+    """The screen's verdict: neither cross-fitting nor the map's estimation error is why
+    the one-slope map fails; with 5,000 fresh rows of the full fit a bin is > 3 SEs off."""
+    assert screen.loc[(design, "logistic oracle map"), "z"].abs().max() > 3
+    tuned_map = screen.loc[(design, "logistic tuning-set map"), "mean"].abs().max()
+    cross_fitted = screen.loc[(design, "logistic k=5 refit"), "mean"].abs().max()
+    assert abs(tuned_map - cross_fitted) < 0.012
+
+
+def test_per_fit_share_at_a_smaller_test_set(study):
+    """A calibrated forecast passes ~95% of bins at any test size; an overconfident one
+    passes more bins the fewer test points there are."""
+    calibrated = _simulated_rows(study, 1.0)
+    for size in (100, 1000, 3000):
+        assert study.per_fit_share_at(calibrated, size, 3000) == pytest.approx(0.95, abs=0.03)
+    sharpened = _simulated_rows(study, 1.5)
+    shares = [study.per_fit_share_at(sharpened, size, 3000) for size in (30, 300, 3000)]
+    # measured 0.92, 0.68, 0.30
+    assert shares[0] > 0.9 and shares[0] > shares[1] > shares[2] and shares[2] < 0.35, shares
