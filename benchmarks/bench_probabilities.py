@@ -663,9 +663,23 @@ def screen(args):
                     handle.write(json.dumps(row) + "\n")
             print(f"screen {design} rep {rep}: {time.perf_counter() - start:.1f} s", flush=True)
     table = pd.DataFrame([json.loads(line) for line in out.read_text().splitlines()])
-    text = screen_summary(table).to_string()
+    text = screen_summary(table).to_string() + "\n" + "\n".join(gap_by_c_lines(table))
     out.with_name("probabilities_screen_summary.txt").write_text(text + "\n")
     print(text)
+
+
+def gap_by_c_lines(table, method="logistic k=5 refit"):
+    """(d): the largest |gap_b| of ``method`` over the replications tuned to C <= 1 and C > 1."""
+    lines = [f"Largest |gap| of {method} by the tuned C (replications)"]
+    part = table[table.method == method]
+    for design, rows in part.groupby("design", sort=False):
+        cells = []
+        for label, chosen in (("C <= 1", rows[rows.C <= 1]), ("C > 1", rows[rows.C > 1])):
+            if len(chosen) >= 5:
+                gap = procedure_calibration(chosen).gap.abs().max()
+                cells.append(f"{label}: {gap:.3f} ({len(chosen)})")
+        lines.append(f"  {design}: " + ", ".join(cells))
+    return lines
 
 
 def screen_summary(table):
