@@ -19,7 +19,8 @@ Methods: NORDIC-1 (RBF, and linear) and BSVM (RBF), tuned by test error on the t
 over the paper's grid (C in 2^-4..2^4, widths at the 10/50/90% distance quantiles), then
 refitted with ``probability=True`` (5 cross-fitting folds); every calibration map is fitted
 on the same held-out decision values: ``logistic`` (shared slope, ordered offsets; the
-default), ``platt`` (per boundary, projected) and ``isotonic``; BSVM also with the raw
+default), ``platt`` (per boundary, projected), ``isotonic`` and ``pooled`` (shared slope
+plus the row mean of the decision values); BSVM also with the raw
 per-boundary Platt map (no projection: what a user of K-1 separate SVMs would do).
 Competitors: the ordered logit (statsmodels ``OrderedModel``, as ``MASS::polr``) and
 scikit-learn's ``SVC(probability=True)`` (one-vs-one with pairwise coupling), tuned on
@@ -45,6 +46,14 @@ Decisions from probabilities: on the donut (``DONUT_COSTS``) the weighted error 
 NORDIC-1's class rule, of the cost-Bayes rule on its probabilities
 (``predict(cost=DONUT_COSTS)``), and of NORDIC-1 trained with the cost (tuned on the
 weighted error).
+
+Two further modes (docs/notes/probabilities.md, "Why the gaps"):
+
+* ``--add-maps pooled``: rows of calibration maps added after the study, for the stored
+  replications (each SVM refitted at the C and width the study tuned, the same folds);
+* ``--screen``: calibration variants of NORDIC-1 (fold-fit ensembles, maps fitted on fresh
+  rows, 10 folds, flexible links, 0/1 targets, ``pooled``) at the stored C and width, rows
+  in ``probabilities_screen.jsonl``, summary in ``probabilities_screen_summary.txt``.
 
 A replication whose training set has a level with a single row cannot be cross-fitted
 (``probability=True`` refuses it); it is skipped for every method and listed in the summary.
