@@ -523,7 +523,8 @@ def reliability_plot(table, calibration, path):
     import matplotlib.pyplot as plt
 
     designs = list(dict.fromkeys(table.design))
-    shown = ["NORDIC-1 + logistic", "BSVM + platt (raw)", "ordered logit", "SVC one-vs-one"]
+    shown = ["NORDIC-1 + logistic", "NORDIC-1 + pooled", "BSVM + platt (raw)", "ordered logit",
+             "SVC one-vs-one"]
     fig, axes = plt.subplots(2, len(designs), figsize=(3.2 * len(designs), 6.4),
                              squeeze=False)
     for col, design in enumerate(designs):
