@@ -264,8 +264,10 @@ class Calibration:
     def cumulative(self, F):
         """P(Y > k | x), nonincreasing in k for every row whatever F, shape (m, K-1)."""
         F = np.asarray(F, dtype=float)
-        if self.basis is not None:
-            P = special.expit(self.basis(rearrange(F)) @ self.slope + self.offset[None, :])
+        # maps pickled before ``basis`` existed have None there and a method name
+        basis = self.basis if self.basis is not None else LINK_BASES.get(self.method)
+        if basis is not None:
+            P = special.expit(basis(rearrange(F)) @ self.slope + self.offset[None, :])
             return np.minimum.accumulate(P, axis=1)
         if self.method == "platt":
             return project_monotone(special.expit(F * self.slope + self.offset))
