@@ -19,7 +19,8 @@ Methods: NORDIC-1 (RBF, and linear) and BSVM (RBF), tuned by test error on the t
 over the paper's grid (C in 2^-4..2^4, widths at the 10/50/90% distance quantiles), then
 refitted with ``probability=True`` (5 cross-fitting folds); every calibration map is fitted
 on the same held-out decision values: ``logistic`` (shared slope, ordered offsets; the
-default), ``platt`` (per boundary, projected) and ``isotonic``; BSVM also with the raw
+default), ``platt`` (per boundary, projected), ``isotonic`` and ``pooled`` (shared slope
+plus the row mean of the decision values); BSVM also with the raw
 per-boundary Platt map (no projection: what a user of K-1 separate SVMs would do).
 Competitors: the ordered logit (statsmodels ``OrderedModel``, as ``MASS::polr``) and
 scikit-learn's ``SVC(probability=True)`` (one-vs-one with pairwise coupling), tuned on
@@ -46,6 +47,14 @@ NORDIC-1's class rule, of the cost-Bayes rule on its probabilities
 (``predict(cost=DONUT_COSTS)``), and of NORDIC-1 trained with the cost (tuned on the
 weighted error).
 
+Two further modes (docs/notes/probabilities.md, "Why the gaps"):
+
+* ``--add-maps pooled``: rows of calibration maps added after the study, for the stored
+  replications (each SVM refitted at the C and width the study tuned, the same folds);
+* ``--screen``: calibration variants of NORDIC-1 (fold-fit ensembles, maps fitted on fresh
+  rows, 10 folds, flexible links, 0/1 targets, ``pooled``) at the stored C and width, rows
+  in ``probabilities_screen.jsonl``, summary in ``probabilities_screen_summary.txt``.
+
 A replication whose training set has a level with a single row cannot be cross-fitted
 (``probability=True`` refuses it); it is skipped for every method and listed in the summary.
 
@@ -71,7 +80,7 @@ from pathlib import Path  # noqa: E402
 
 import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
-from scipy import special  # noqa: E402
+from scipy import special, stats  # noqa: E402
 from sklearn.svm import SVC  # noqa: E402
 
 from nordicstats import NORDIC  # noqa: E402
@@ -79,8 +88,12 @@ from nordicstats.compare import OrderedLogit  # noqa: E402
 from nordicstats.metrics import DONUT_COSTS, weighted_error  # noqa: E402
 from nordicstats.probability import (  # noqa: E402
     CALIBRATION_METHODS,
+    LINK_BASES,
+    cross_fit_decision,
     cumulative_to_class,
     fit_calibration,
+    fit_shared_link,
+    rearrange,
 )
 from nordicstats.sklearn import NORDICClassifier  # noqa: E402
 from nordicstats.tuning import PAPER_C_GRID, default_grid, tune  # noqa: E402
@@ -212,6 +225,34 @@ def bins_within_2se(n, pred, obs):
     return int(used.sum()), int(np.sum(np.abs(freq - pbar) <= 2 * se))
 
 
+def per_fit_share_at(group, test_size, full_size):
+    """Expected share of per-fit bins within 2 binomial SEs with ``test_size`` test points.
+
+    A test set of m <= M = ``full_size`` points is a subsample: bin b of a replication
+    then holds n m / M of its n pairs, with binomial SE se_m = sqrt(pbar(1 - pbar) / (n m / M)),
+    and its observed gap is the gap g measured on all M points plus sampling noise of
+    variance se_m^2 - se_M^2.  The bin passes (|gap| <= 2 se_m) with probability
+
+        Phi((2 se_m - g) / s) - Phi((-2 se_m - g) / s),   s = sqrt(se_m^2 - se_M^2),
+
+    the indicator |g| <= 2 se_M at m = M (the check as run).  Averaged over the
+    (replication, bin) pairs with data.
+    """
+    shares = []
+    for n, pred, obs in zip(group["bin_n"], group["bin_pred"], group["bin_obs"], strict=True):
+        n, pred, obs = (np.asarray(v, dtype=float) for v in (n, pred, obs))
+        used = n > 0
+        pbar, gap = pred[used] / n[used], (obs[used] - pred[used]) / n[used]
+        var = np.clip(pbar * (1 - pbar), 1e-12, None)
+        se_m, se_full = np.sqrt(var / (n[used] * test_size / full_size)), np.sqrt(var / n[used])
+        if test_size >= full_size:
+            shares.append((np.abs(gap) <= 2 * se_full).astype(float))
+            continue
+        s = np.sqrt(se_m**2 - se_full**2)
+        shares.append(stats.norm.cdf((2 * se_m - gap) / s) - stats.norm.cdf((-2 * se_m - gap) / s))
+    return float(np.mean(np.concatenate(shares)))
+
+
 # --- methods -----------------------------------------------------------------------------------
 def tuned(factory, split, grid):
     """Best parameters on the tuning set (test error)."""
@@ -230,22 +271,33 @@ def svm_rows(split, method, kernel, seed, costs=None):
         params = tuned(partial(NORDICClassifier, method=method, kernel="linear"), split, grid)
     else:
         params = tuned(method, split, default_grid(method, split.X_train))
+    return map_rows(split, method, kernel, params, seed, CALIBRATION_METHODS, costs, start)
+
+
+def svm_label(method, kernel):
+    """``NORDIC-1``, ``BSVM``, ``NORDIC-1 linear``: the study's name of an SVM fit."""
+    return {"nordic1": "NORDIC-1", "bsvm": "BSVM"}[method] + ("" if kernel == "rbf"
+                                                              else " linear")
+
+
+def map_rows(split, method, kernel, params, seed, maps, costs=None, start=None):
+    """Rows of the maps ``maps`` on one fit with ``params``, all on the same held-out values."""
+    start = time.perf_counter() if start is None else start
     model = NORDIC(split.y_train, split.X_train, method=method, kernel=kernel, **params)
     res = model.fit(cov_type="none", probability=True,
                     probability_kwds={"n_folds": 5, "random_state": seed})
     F = res.decision_function(split.X_test)
     codes = np.asarray(split.y_test.cat.codes)
-    label = {"nordic1": "NORDIC-1", "bsvm": "BSVM"}[method] + ("" if kernel == "rbf"
-                                                                else " linear")
+    label = svm_label(method, kernel)
     common = {"C": params["C"], "gamma": params.get("gamma"),
               "crossing_test": res.crossing_rate(split.X_test),
               "fit_time": time.perf_counter() - start}
     rows = []
-    for name in CALIBRATION_METHODS:
+    for name in maps:
         cal = fit_calibration(res.calibration.held_out, model.response.codes, None, name)
         rows.append({"method": f"{label} + {name}", **common,
                      **scores(cal.class_probabilities(F), codes)})
-    if method == "bsvm":
+    if method == "bsvm" and "platt" in maps:
         platt = fit_calibration(res.calibration.held_out, model.response.codes, None, "platt")
         raw = special.expit(F * platt.slope + platt.offset)  # no projection
         rows.append({"method": "BSVM + platt (raw)", **common,
@@ -256,6 +308,41 @@ def svm_rows(split, method, kernel, seed, costs=None):
         rows[0]["weighted_error_cost_bayes"] = weighted_error(
             split.y_test, res.predict(split.X_test, cost=costs), costs)
     return rows
+
+
+SVM_FITS = (("nordic1", "rbf"), ("bsvm", "rbf"), ("nordic1", "linear"))
+
+
+def added_map_rows(design, rep, seed, test_size, maps, stored):
+    """Rows of the maps ``maps`` for a stored replication: each SVM refitted with the C and
+    width the study tuned (``stored``: its rows of this replication), the same folds."""
+    data_seed, _ = replication_seeds(seed, rep)
+    split, _ = draw(design, data_seed, test_size)
+    rows = []
+    for method, kernel in SVM_FITS:
+        row = next(r for r in stored if r["method"].startswith(svm_label(method, kernel) + " + "))
+        params = {"C": row["C"]} if kernel == "linear" else {"C": row["C"], "gamma": row["gamma"]}
+        rows += map_rows(split, method, kernel, params, rep, maps)
+    return [{"design": design, "rep": rep, **row} for row in rows]
+
+
+def add_maps(args):
+    """Append the rows of maps added after the study ran (``--add-maps``) to its rows."""
+    stored = [json.loads(line) for line in args.out.read_text().splitlines()]
+    by_rep = {}
+    for row in stored:
+        by_rep.setdefault((row["design"], row["rep"]), []).append(row)
+    for (design, rep), rows in by_rep.items():
+        have = {r["method"] for r in rows}
+        maps = [m for m in args.add_maps if f"NORDIC-1 + {m}" not in have]
+        if design not in args.designs or rep >= args.reps or not maps or "skipped" in have:
+            continue
+        start = time.perf_counter()
+        new = added_map_rows(design, rep, args.seed, args.test_size, maps, rows)
+        with args.out.open("a") as handle:
+            for row in new:
+                handle.write(json.dumps(row) + "\n")
+        print(f"{design} rep {rep} maps {maps}: {time.perf_counter() - start:.1f} s", flush=True)
 
 
 def cost_trained_row(split, costs):
@@ -300,8 +387,10 @@ def replication(design, rep, seed, test_size):
     data_seed, _ = replication_seeds(seed, rep)
     split, truth = draw(design, data_seed, test_size)
     costs = DONUT_COSTS if design.startswith("donut") else None
-    rows = [*svm_rows(split, "nordic1", "rbf", rep, costs), *svm_rows(split, "bsvm", "rbf", rep),
-            *svm_rows(split, "nordic1", "linear", rep), ologit_row(split), svc_row(split, rep)]
+    rows = [row for method, kernel in SVM_FITS
+            for row in svm_rows(split, method, kernel, rep, costs if method == "nordic1"
+                                and kernel == "rbf" else None)]
+    rows += [ologit_row(split), svc_row(split, rep)]
     if costs is not None:
         rows.append(cost_trained_row(split, costs))
     if truth is not None:
@@ -341,22 +430,36 @@ def paired(table, design, a, b, metric="rps"):
     return diff.mean(), diff.std(ddof=1) / np.sqrt(diff.size), diff.size
 
 
+#: Paired comparisons of the summary: (method, other method, metric).
+PAIRED = (("NORDIC-1 + logistic", "BSVM + platt (raw)", "rps"),
+          ("NORDIC-1 + pooled", "BSVM + platt (raw)", "rps"),
+          ("NORDIC-1 + pooled", "NORDIC-1 + logistic", "rps"),
+          ("NORDIC-1 + pooled", "NORDIC-1 + logistic", "log_loss"))
+
+
 def targets_text(table, summary):
     lines = ["Targets (paired over replications: mean difference, SE, reps)"]
+    methods = set(table.method)
     for design in dict.fromkeys(table.design):
-        m, se, r = paired(table, design, "NORDIC-1 + logistic", "BSVM + platt (raw)")
-        lines.append(f"  {design}: RPS NORDIC-1 + logistic - BSVM + platt (raw) = {m:+.5f} "
-                     f"(SE {se:.5f}, {r} reps)")
+        for a, b, metric in PAIRED:
+            if {a, b} <= methods:
+                m, se, r = paired(table, design, a, b, metric)
+                lines.append(f"  {design}: {metric} {a} - {b} = {m:+.5f} (SE {se:.5f}, "
+                             f"{r} reps)")
     lines += cost_lines(table)
     for design in [d for d in dict.fromkeys(table.design) if d.startswith("latent logistic")]:
-        for label in ("NORDIC-1 linear + logistic", "NORDIC-1 + logistic"):
+        for label in ("NORDIC-1 linear + logistic", "NORDIC-1 + logistic",
+                      "NORDIC-1 linear + pooled", "NORDIC-1 + pooled"):
+            if (design, label) not in summary.index:
+                continue
             ratio = (summary.loc[(design, label), "rps"]
                      / summary.loc[(design, "ordered logit"), "rps"])
             lines.append(f"  {design}: RPS {label} / ordered logit = {ratio:.4f}")
     return "\n".join(lines)
 
 
-CALIBRATION_SHOWN = ("NORDIC-1 + logistic", "NORDIC-1 + platt", "BSVM + logistic",
+CALIBRATION_SHOWN = ("NORDIC-1 + logistic", "NORDIC-1 + pooled", "NORDIC-1 + platt",
+                     "BSVM + logistic", "BSVM + pooled", "NORDIC-1 linear + pooled",
                      "BSVM + platt (raw)", "NORDIC-1 linear + logistic", "ordered logit",
                      "SVC one-vs-one", "truth")
 
@@ -372,6 +475,23 @@ def calibration_text(calibration):
         cells = " ".join(f"{int(r.bin)}: {r.gap:+.4f} ({r.z:+.1f})" for r in failed.itertuples())
         lines.append(f"  {design} | {method}: {len(tested) - len(failed)}/{len(tested)} pass"
                      + (f"; {cells}" if cells else ""))
+    return lines
+
+
+#: Test-set sizes at which the per-fit check's pass share is extrapolated.
+PER_FIT_TEST_SIZES = (100, 300, 1000, 3000, 10_000)
+
+
+def per_fit_lines(table, full_size):
+    """The per-fit check's expected pass share at smaller test sets (:func:`per_fit_share_at`)."""
+    lines = [f"Per-fit check: expected share of bins within 2 binomial SEs at "
+             f"{', '.join(map(str, PER_FIT_TEST_SIZES))} test points"]
+    shown = ("NORDIC-1 + logistic", "NORDIC-1 + pooled", "ordered logit", "SVC one-vs-one",
+             "truth")
+    simulated = table[(table.design != "balance") & table.method.isin(shown)]
+    for (design, method), group in simulated.groupby(["design", "method"], sort=False):
+        shares = [per_fit_share_at(group, size, full_size) for size in PER_FIT_TEST_SIZES]
+        lines.append(f"  {design} | {method}: " + " ".join(f"{v:.2f}" for v in shares))
     return lines
 
 
@@ -404,7 +524,8 @@ def reliability_plot(table, calibration, path):
     import matplotlib.pyplot as plt
 
     designs = list(dict.fromkeys(table.design))
-    shown = ["NORDIC-1 + logistic", "BSVM + platt (raw)", "ordered logit", "SVC one-vs-one"]
+    shown = ["NORDIC-1 + logistic", "NORDIC-1 + pooled", "BSVM + platt (raw)", "ordered logit",
+             "SVC one-vs-one"]
     fig, axes = plt.subplots(2, len(designs), figsize=(3.2 * len(designs), 6.4),
                              squeeze=False)
     for col, design in enumerate(designs):
@@ -432,6 +553,158 @@ def reliability_plot(table, calibration, path):
     fig.savefig(path, dpi=110)
 
 
+# --- screening: why the calibration gaps --------------------------------------------------------
+#: Shared-link maps compared by the screen (``--screen``): the package's ``logistic`` and
+#: ``pooled`` and two flexible monotone links of the own decision value.
+SCREEN_LINKS = ("logistic", "beta", "spline", "pooled")
+#: Quantiles of the pooled sorted decision values at which the ``spline`` link bends.
+SPLINE_QUANTILES = (0.25, 0.5, 0.75)
+
+
+def beta_basis(S):
+    """Beta calibration's link (Kull et al. 2017) on s = expit(f): a log s - b log(1 - s)
+    = -a log(1 + e^-f) + b log(1 + e^f), slopes a as f -> -inf and b as f -> +inf."""
+    return np.stack([-np.logaddexp(0.0, -S), np.logaddexp(0.0, S)], axis=2)
+
+
+def spline_basis(S, knots):
+    """Piecewise-linear increasing link: min(f - t_j, 0) and max(f - t_j, 0) per knot t_j."""
+    shifted = S[:, :, None] - np.asarray(knots)[None, None, :]
+    return np.concatenate([np.minimum(shifted, 0.0), np.maximum(shifted, 0.0)], axis=2)
+
+
+def screen_map(F, codes, link, targets):
+    """A shared-link calibration map of the screen, fitted on (F, codes)."""
+    if link in LINK_BASES:
+        return fit_calibration(F, codes, None, link, targets)
+    basis = beta_basis if link == "beta" else partial(
+        spline_basis, knots=np.quantile(rearrange(F), SPLINE_QUANTILES))
+    return fit_shared_link(F, codes, basis, None, targets, link)
+
+
+def stored_params(path, design, rep):
+    """C and gamma of NORDIC-1 (RBF) tuned in replication ``rep`` of the stored study."""
+    for row in map(json.loads, path.read_text().splitlines()):
+        if (row["design"], row["rep"], row["method"]) == (design, rep, "NORDIC-1 + logistic"):
+            return {"C": row["C"], "gamma": row["gamma"]}
+    return None
+
+
+def screen_replication(design, rep, seed, test_size, params):
+    """Rows of the calibration variants of NORDIC-1 (RBF, the study's tuned C and width).
+
+    Variants, all scored on the same test rows (the second half of the test set on the
+    simulated designs, the whole test set on the balance scale):
+
+    * ``<link> k=<folds> refit``: the map fitted on held-out values, applied to the full
+      fit (the package's procedure); ``raw`` uses 0/1 targets instead of Platt's;
+    * ``... ensemble``: the same map applied to each fold fit, cumulative probabilities
+      averaged (the map meets the decision values it was fitted on);
+    * ``... ensemble per-fold``: each fold fit with a map fitted on its own held-out fold
+      (scikit-learn's ``CalibratedClassifierCV(ensemble=True)``);
+    * ``... tuning-set map``: the full fit's map fitted on its values at the 100 fresh
+      tuning rows (no fold/full mismatch, as many rows as the cross-fitting);
+    * ``... oracle map``: fitted on the full fit's values at the first half of the test set
+      (5,000 fresh rows: no mismatch and almost no estimation error of the map).
+    """
+    data_seed, _ = replication_seeds(seed, rep)
+    split, _ = draw(design, data_seed, test_size)
+    model = NORDIC(split.y_train, split.X_train, method="nordic1", kernel="rbf", **params)
+    full = model.fit()
+    codes, test_codes = model.response.codes, np.asarray(split.y_test.cat.codes)
+    X_test = np.asarray(split.X_test, dtype=float)
+    half = 0 if design == "balance" else X_test.shape[0] // 2
+    F_test = full.decision_function(X_test[half:])
+    fresh = {"tuning-set map": (full.decision_function(split.X_tune),
+                                np.asarray(split.y_tune.cat.codes))}
+    if half:
+        fresh["oracle map"] = (full.decision_function(X_test[:half]), test_codes[:half])
+    rows = []
+
+    def add(name, cumulative, **extra):
+        rows.append({"method": name, **params, **extra,
+                     **scores(cumulative_to_class(cumulative), test_codes[half:])})
+
+    for n_folds in (5, 10):
+        folds = []
+
+        def refit(train, test, folds=folds):
+            fold = model._on_rows(train).fit(cov_type="none")
+            held = fold.decision_function(model.exog[test])
+            folds.append((test, held, fold.decision_function(X_test[half:])))
+            return held
+
+        held_out = cross_fit_decision(refit, codes, model.levels, n_folds, rep)
+        scale = np.mean([np.std(G) for *_, G in folds]) / np.std(F_test)
+        for link in SCREEN_LINKS:
+            for platt in (True, False):
+                targets = "platt" if platt else "indicator"
+                cal = screen_map(held_out, codes, link, targets)
+                name = f"{link}{'' if platt else ' raw'} k={n_folds}"
+                add(f"{name} refit", cal.cumulative(F_test), fold_to_full_scale=scale)
+                add(f"{name} ensemble",
+                    np.mean([cal.cumulative(G) for *_, G in folds], axis=0))
+                if n_folds == 5 and link == "logistic" and platt:
+                    per_fold = [fit_calibration(held, codes[test], None, link).cumulative(G)
+                                for test, held, G in folds]
+                    add(f"{name} ensemble per-fold", np.mean(per_fold, axis=0))
+                if n_folds == 5:
+                    for label, (F_fresh, y_fresh) in fresh.items():
+                        cal = screen_map(F_fresh, y_fresh, link, targets)
+                        add(f"{link}{'' if platt else ' raw'} {label}",
+                            cal.cumulative(F_test))
+    return [{"design": design, "rep": rep, **row} for row in rows]
+
+
+def screen(args):
+    """Run the screen (``--screen``): rows to ``probabilities_screen.jsonl``."""
+    out = args.out.with_name("probabilities_screen.jsonl")
+    done = set()
+    if out.exists():
+        done = {(r["design"], r["rep"]) for r in map(json.loads, out.read_text().splitlines())}
+    for rep in range(args.reps):
+        for design in args.designs:
+            params = stored_params(args.out, design, rep)
+            if (design, rep) in done or params is None:
+                continue
+            start = time.perf_counter()
+            rows = screen_replication(design, rep, args.seed, args.test_size, params)
+            with out.open("a") as handle:
+                for row in rows:
+                    handle.write(json.dumps(row) + "\n")
+            print(f"screen {design} rep {rep}: {time.perf_counter() - start:.1f} s", flush=True)
+    table = pd.DataFrame([json.loads(line) for line in out.read_text().splitlines()])
+    text = screen_summary(table).to_string() + "\n" + "\n".join(gap_by_c_lines(table))
+    out.with_name("probabilities_screen_summary.txt").write_text(text + "\n")
+    print(text)
+
+
+def gap_by_c_lines(table, method="logistic k=5 refit"):
+    """(d): the largest |gap_b| of ``method`` over the replications tuned to C <= 1 and C > 1."""
+    lines = [f"Largest |gap| of {method} by the tuned C (replications)"]
+    part = table[table.method == method]
+    for design, rows in part.groupby("design", sort=False):
+        cells = []
+        for label, chosen in (("C <= 1", rows[rows.C <= 1]), ("C > 1", rows[rows.C > 1])):
+            if len(chosen) >= 5:
+                gap = procedure_calibration(chosen).gap.abs().max()
+                cells.append(f"{label}: {gap:.3f} ({len(chosen)})")
+        lines.append(f"  {design}: " + ", ".join(cells))
+    return lines
+
+
+def screen_summary(table):
+    """Per (design, variant): bins within 2 replication SEs, largest |gap|, RPS, log loss."""
+    calibration = procedure_calibration(table).groupby(["design", "method"], sort=False)
+    summary = pd.DataFrame({
+        "bins_within_2se": calibration.within_2se.sum().astype(int),
+        "largest_gap": calibration.gap.apply(lambda gap: gap.abs().max()).round(4)})
+    scores_ = table.groupby(["design", "method"], sort=False)[["rps", "log_loss"]].mean()
+    summary = summary.join(scores_.round(4))
+    summary["reps"] = table.groupby(["design", "method"], sort=False).size()
+    return summary
+
+
 # --- driver ------------------------------------------------------------------------------------
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -440,7 +713,15 @@ def main(argv=None):
     parser.add_argument("--test-size", type=int, default=10_000)
     parser.add_argument("--designs", nargs="*", default=list(DESIGNS))
     parser.add_argument("--out", type=Path, default=RESULTS / "probabilities.jsonl")
+    parser.add_argument("--screen", action="store_true",
+                        help="run the screen of calibration variants instead of the study")
+    parser.add_argument("--add-maps", nargs="*", default=[],
+                        help="append rows of these calibration maps to stored replications")
     args = parser.parse_args(argv)
+    if args.screen:
+        return screen(args)
+    if args.add_maps:
+        add_maps(args)
     done = set()
     if args.out.exists():
         done = {(r["design"], r["rep"]) for r in map(json.loads, args.out.read_text().splitlines())}
@@ -470,6 +751,7 @@ def main(argv=None):
                        float_format="%.8g")
     text = (f"{summary.round(4).to_string()}\n\n{targets_text(table, summary)}\n"
             + "\n".join(calibration_text(calibration)) + "\n"
+            + "\n".join(per_fit_lines(table, args.test_size)) + "\n"
             f"Skipped replications (a level with one training row): {skipped}\n")
     args.out.with_name("probabilities_summary.txt").write_text(text)
     reliability_plot(table, calibration, args.out.with_name("probabilities_reliability.png"))

@@ -20,6 +20,11 @@ monotone in k *whatever the decision values* (docs/notes/probabilities.md):
 
       P_k(x) = expit(a f_(k)(x) + c_k),    a >= 0,  c_0 >= c_1 >= ... >= c_{K-2};
 
+* ``"pooled"``: the same with the row mean fbar(x) = mean_j f_j(x) as a second
+  predictor shared by the boundaries,
+
+      P_k(x) = expit(a f_(k)(x) + b fbar(x) + c_k),    a, b >= 0,  c ordered;
+
 * ``"platt"``: Platt's map fitted per boundary, P_k = expit(a_k f_k + c_k), then
   projected row by row onto the monotone set (least squares, :func:`project_monotone`);
 * ``"isotonic"``: a nondecreasing step map of f_k per boundary (isotonic regression of
@@ -34,6 +39,7 @@ under a cost matrix.  Arrays in, arrays out: nothing here knows models or result
 from __future__ import annotations
 
 import warnings
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
@@ -45,10 +51,15 @@ from nordicstats._validation import check_choice, check_int
 
 __all__ = [
     "CALIBRATION_METHODS",
+    "CALIBRATION_TARGETS",
+    "LINK_BASES",
     "Calibration",
     "check_probability_kwds",
     "cross_fit_decision",
     "fit_calibration",
+    "fit_shared_link",
+    "own_value",
+    "own_value_and_mean",
     "rearrange",
     "project_monotone",
     "cumulative_to_class",
@@ -58,7 +69,10 @@ __all__ = [
 ]
 
 #: Calibration maps from decision values to cumulative probabilities.
-CALIBRATION_METHODS = ("logistic", "platt", "isotonic")
+CALIBRATION_METHODS = ("logistic", "platt", "isotonic", "pooled")
+
+#: Targets of the logistic fits: Platt's smoothed ones, or the 0/1 indicators.
+CALIBRATION_TARGETS = ("platt", "indicator")
 
 #: Defaults of ``probability_kwds`` (see :func:`check_probability_kwds`).
 PROBABILITY_DEFAULTS = {"method": "logistic", "n_folds": 5, "random_state": 0}
@@ -222,13 +236,17 @@ class Calibration:
     method : str
         One of :data:`CALIBRATION_METHODS`.
     slope : ndarray
-        ``"logistic"``: the shared slope a (shape (1,)); ``"platt"``: a_k (shape (K-1,));
-        ``"isotonic"``: empty.
+        ``"logistic"``: the shared slope a (shape (1,)); ``"pooled"``: (a, b);
+        ``"platt"``: a_k (shape (K-1,)); ``"isotonic"``: empty.
     offset : ndarray
-        ``"logistic"``: c_0 >= ... >= c_{K-2}; ``"platt"``: c_k; ``"isotonic"``: empty.
+        ``"logistic"``, ``"pooled"``: c_0 >= ... >= c_{K-2}; ``"platt"``: c_k;
+        ``"isotonic"``: empty.
     knots : tuple of (x, y) ndarray pairs
         ``"isotonic"``: the step map of each boundary (linear interpolation between knots,
         constant outside); empty otherwise.
+    basis : callable or None
+        The shared-link maps' basis (:data:`LINK_BASES`, :func:`fit_shared_link`);
+        None for ``"platt"`` and ``"isotonic"``.
     held_out : ndarray of shape (n, K-1) or None
         The held-out decision values the map was fitted on.
     options : dict
@@ -239,14 +257,17 @@ class Calibration:
     slope: np.ndarray
     offset: np.ndarray
     knots: tuple = ()
+    basis: Callable | None = None
     held_out: np.ndarray | None = None
     options: dict | None = None
 
     def cumulative(self, F):
         """P(Y > k | x), nonincreasing in k for every row whatever F, shape (m, K-1)."""
         F = np.asarray(F, dtype=float)
-        if self.method == "logistic":
-            P = special.expit(self.slope[0] * rearrange(F) + self.offset[None, :])
+        # maps pickled before ``basis`` existed have None there and a method name
+        basis = self.basis if self.basis is not None else LINK_BASES.get(self.method)
+        if basis is not None:
+            P = special.expit(basis(rearrange(F)) @ self.slope + self.offset[None, :])
             return np.minimum.accumulate(P, axis=1)
         if self.method == "platt":
             return project_monotone(special.expit(F * self.slope + self.offset))
@@ -258,7 +279,7 @@ class Calibration:
         return cumulative_to_class(self.cumulative(F))
 
 
-def fit_calibration(F, codes, weights=None, method="logistic"):
+def fit_calibration(F, codes, weights=None, method="logistic", targets="platt"):
     """Fit a calibration map on (held-out) decision values.
 
     The logistic maps minimise the weighted binary log loss summed over boundaries,
@@ -267,10 +288,10 @@ def fit_calibration(F, codes, weights=None, method="logistic"):
 
     with Platt's targets ``t = (N+ + 1)/(N+ + 2)`` for y > k and ``1/(N- + 2)`` otherwise
     (N+ and N-: the weighted counts above and below boundary k), which keeps the slope
-    finite on separable data.  ``"logistic"`` shares the slope and orders the offsets
-    (c_k = c_0 - d_1 - ... - d_k, d >= 0, a >= 0: a convex problem with bounds, solved
-    by L-BFGS-B); ``"platt"`` fits (a_k, c_k) per boundary (a_k >= 0).  ``"isotonic"``
-    fits a nondecreasing map of f_k to 1{y > k} per boundary (pool adjacent violators).
+    finite on separable data (``targets="indicator"``: t = 1{y > k}).  ``"logistic"``
+    and ``"pooled"`` share the link and order the offsets (:func:`fit_shared_link`);
+    ``"platt"`` fits (a_k, c_k) per boundary (a_k >= 0).  ``"isotonic"`` fits a
+    nondecreasing map of f_k to 1{y > k} per boundary (pool adjacent violators).
 
     Parameters
     ----------
@@ -280,7 +301,9 @@ def fit_calibration(F, codes, weights=None, method="logistic"):
         Level codes 0..K-1.
     weights : ndarray of shape (n,), optional
         Case weights.
-    method : {"logistic", "platt", "isotonic"}, default="logistic"
+    method : {"logistic", "platt", "isotonic", "pooled"}, default="logistic"
+    targets : {"platt", "indicator"}, default="platt"
+        Targets of the logistic fits (ignored by ``"isotonic"``).
 
     Returns
     -------
@@ -294,23 +317,98 @@ def fit_calibration(F, codes, weights=None, method="logistic"):
     True
     """
     method = check_choice(method, "method", CALIBRATION_METHODS, owner="fit_calibration")
+    if method in LINK_BASES:
+        return fit_shared_link(F, codes, LINK_BASES[method], weights, targets, method)
+    F, codes, w, above = _check_fit_input(F, codes, weights)
+    if method == "isotonic":
+        knots = tuple(_isotonic_knots(F[:, k], above[:, k], w) for k in range(F.shape[1]))
+        return Calibration(method, np.empty(0), np.empty(0), knots)
+    T = _targets(above, w, targets)
+    fits = [_fit_shared_link(F[:, [k], None], T[:, [k]], w) for k in range(F.shape[1])]
+    return Calibration(method, np.concatenate([s for s, _ in fits]),
+                       np.concatenate([c for _, c in fits]))
+
+
+def own_value(S):
+    """Basis of the ``"logistic"`` link: h(x) = f_(k)(x), shape (n, m, 1)."""
+    return np.asarray(S, dtype=float)[:, :, None]
+
+
+def own_value_and_mean(S):
+    """Basis of the ``"pooled"`` link: (f_(k)(x), mean_j f_j(x)), shape (n, m, 2).
+
+    The row mean is the same for every boundary, so a nonnegative coefficient on it
+    keeps the link decreasing in k; it pools the K-1 noisy decision values into one
+    index, as the cumulative logit's single linear predictor does.
+    """
+    S = np.asarray(S, dtype=float)
+    return np.stack([S, np.broadcast_to(S.mean(axis=1, keepdims=True), S.shape)], axis=2)
+
+
+#: Increasing basis functions of the shared-link maps: sorted rows (n, m) -> (n, m, p).
+LINK_BASES = {"logistic": own_value, "pooled": own_value_and_mean}
+
+
+def fit_shared_link(F, codes, basis, weights=None, targets="platt", method="custom"):
+    """Fit P_k(x) = expit(sum_j a_j h_j(x, k) + c_k) with a >= 0 and ordered offsets.
+
+    h = ``basis(rearrange(F))`` holds p functions that are nondecreasing in every decision
+    value and nonincreasing in k (the rows are sorted decreasingly first); with a >= 0
+    and c_0 >= c_1 >= ... >= c_{K-2} the map is increasing in the decision values and
+    P_0 >= P_1 >= ... by construction.  The weighted binary log loss summed over the
+    boundaries (:func:`fit_calibration`) is convex in (a, c_0, d_1, ..., d_{K-2}),
+    c_k = c_0 - d_1 - ... - d_k, under the bounds a >= 0, d >= 0 (L-BFGS-B).
+    ``"logistic"`` is h = f_(k) (one slope); ``"pooled"`` is h = (f_(k), fbar) with
+    fbar(x) the row mean of the decision values:
+
+    .. math:: P_k(x) = \\operatorname{expit}(a f_{(k)}(x) + b \\bar f(x) + c_k).
+
+    Parameters
+    ----------
+    F : ndarray of shape (n, K-1)
+        Decision values.
+    codes : ndarray of int, shape (n,)
+        Level codes 0..K-1.
+    basis : callable
+        ``basis(S) -> ndarray (n, K-1, p)`` of the sorted decision values S; a
+        module-level function, so that the fitted map can be pickled.
+    weights : ndarray of shape (n,), optional
+    targets : {"platt", "indicator"}, default="platt"
+    method : str, default="custom"
+        Name stored in the :class:`Calibration`.
+
+    Returns
+    -------
+    Calibration
+        ``slope`` holds a (p,), ``offset`` c, ``basis`` the basis.
+
+    Examples
+    --------
+    >>> F = np.array([[2.0, 1.0], [1.0, -1.0], [-1.0, -2.0], [0.5, -0.5], [-0.5, -1.5]])
+    >>> cal = fit_shared_link(F, np.array([2, 1, 0, 1, 0]), own_value_and_mean)
+    >>> cal.slope.shape, bool(np.all(cal.slope >= 0))
+    ((2,), True)
+    """
+    F, codes, w, above = _check_fit_input(F, codes, weights)
+    slope, offset = _fit_shared_link(basis(rearrange(F)), _targets(above, w, targets), w)
+    return Calibration(method, slope, offset, basis=basis)
+
+
+def _check_fit_input(F, codes, weights):
+    """(F, codes, weights, above) checked: finite F (n, K-1), n codes; above[i, k] = y_i > k."""
     F = np.asarray(F, dtype=float)
     codes = np.asarray(codes)
     if F.ndim != 2 or codes.shape != (F.shape[0],) or not np.all(np.isfinite(F)):
         raise ValueError(f"fit_calibration needs finite decision values of shape (n, K-1) and "
                          f"n level codes; got shapes {F.shape} and {codes.shape}.")
     w = np.ones(codes.size) if weights is None else np.asarray(weights, dtype=float)
-    above = codes[:, None] > np.arange(F.shape[1])[None, :]
-    if method == "isotonic":
-        knots = tuple(_isotonic_knots(F[:, k], above[:, k], w) for k in range(F.shape[1]))
-        return Calibration(method, np.empty(0), np.empty(0), knots)
-    targets = _platt_targets(above, w)
-    if method == "logistic":
-        slope, offset = _fit_shared_logistic(rearrange(F), targets, w)
-        return Calibration(method, slope, offset)
-    fits = [_fit_shared_logistic(F[:, [k]], targets[:, [k]], w) for k in range(F.shape[1])]
-    return Calibration(method, np.concatenate([s for s, _ in fits]),
-                       np.concatenate([c for _, c in fits]))
+    return F, codes, w, codes[:, None] > np.arange(F.shape[1])[None, :]
+
+
+def _targets(above, w, targets):
+    """Targets t_ik of the logistic fits (see :func:`fit_calibration`)."""
+    targets = check_choice(targets, "targets", CALIBRATION_TARGETS, owner="fit_calibration")
+    return _platt_targets(above, w) if targets == "platt" else above.astype(float)
 
 
 def _platt_targets(above, w):
@@ -320,33 +418,35 @@ def _platt_targets(above, w):
     return np.where(above, (n_plus + 1) / (n_plus + 2), 1 / (n_minus + 2))
 
 
-def _fit_shared_logistic(S, T, w):
-    """(slope (1,), offsets (m,)) minimising the weighted log loss of expit(a S + c).
+def _fit_shared_link(H, T, w):
+    """(coefficients (p,), offsets (m,)) minimising the weighted log loss of expit(H a + c).
 
-    Parameters theta = (a, c_0, d_1, ..., d_{m-1}) with c_k = c_0 - sum_{j<=k} d_j,
-    bounds a >= 0, d >= 0; the loss is convex in theta (a linear map of (a, c)).
+    ``H`` (n, m, p) holds p increasing basis functions of each decision value; with
+    a >= 0 the link H a is increasing.  Parameters theta = (a, c_0, d_1, ..., d_{m-1})
+    with c_k = c_0 - sum_{j<=k} d_j, bounds a >= 0, d >= 0; the loss is convex in theta
+    (a linear map of (a, c)).
     """
-    m = S.shape[1]
-    # c = B @ theta[1:]: c_k = theta_1 - theta_2 - ... - theta_{k+1}
+    m, p = H.shape[1], H.shape[2]
+    # c = B @ theta[p:]: c_k = theta_p - theta_{p+1} - ... - theta_{p+k}
     B = np.tril(-np.ones((m, m)))
     B[:, 0] = 1.0
     scale = w.sum() * m
 
     def loss(theta):
-        z = theta[0] * S + (B @ theta[1:])[None, :]
+        z = H @ theta[:p] + (B @ theta[p:])[None, :]
         # -[t log s(z) + (1 - t) log(1 - s(z))] = log(1 + e^z) - t z
         value = np.sum(w[:, None] * (np.logaddexp(0.0, z) - T * z)) / scale
         r = w[:, None] * (special.expit(z) - T) / scale
-        return value, np.r_[np.sum(r * S), B.T @ r.sum(axis=0)]
+        return value, np.r_[np.einsum("nm,nmp->p", r, H), B.T @ r.sum(axis=0)]
 
-    start = np.r_[1.0, special.logit(np.clip(T.mean(axis=0)[0], 1e-6, 1 - 1e-6)),
+    start = np.r_[np.full(p, 1.0 / p), special.logit(np.clip(T.mean(axis=0)[0], 1e-6, 1 - 1e-6)),
                   np.full(m - 1, 0.5)]
-    bounds = [(0.0, None), (None, None)] + [(0.0, None)] * (m - 1)
+    bounds = [(0.0, None)] * p + [(None, None)] + [(0.0, None)] * (m - 1)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)
         opt = optimize.minimize(loss, start, jac=True, method="L-BFGS-B", bounds=bounds,
-                                options={"maxiter": 1000, "ftol": 1e-13, "gtol": 1e-9})
-    return opt.x[:1].copy(), B @ opt.x[1:]
+                                options={"maxiter": 2000, "ftol": 1e-13, "gtol": 1e-9})
+    return opt.x[:p].copy(), B @ opt.x[p:]
 
 
 def _isotonic_knots(f, above, w):

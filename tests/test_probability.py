@@ -14,6 +14,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 from sklearn.isotonic import IsotonicRegression, isotonic_regression
+from sklearn.linear_model import LogisticRegression
 from sklearn.model_selection import StratifiedKFold
 
 from nordicstats import NORDIC
@@ -21,9 +22,11 @@ from nordicstats.compare import OrderedLogit, OrdinalSVR
 from nordicstats.datasets import make_nonlinear
 from nordicstats.probability import (
     CALIBRATION_METHODS,
+    CALIBRATION_TARGETS,
     check_probability_kwds,
     cost_bayes_codes,
     fit_calibration,
+    own_value_and_mean,
     project_monotone,
     rearrange,
 )
@@ -63,14 +66,15 @@ def test_rearrangement_keeps_ordered_rows_and_sorts_crossing_ones():
 
 @settings(max_examples=200, deadline=None)
 @given(method=st.sampled_from(CALIBRATION_METHODS),
+       targets=st.sampled_from(CALIBRATION_TARGETS),
        F=hnp.arrays(np.float64, st.tuples(st.integers(8, 40), st.integers(1, 4)),
                     elements=st.floats(-50, 50)),
        seed=st.integers(0, 2**16))
-def test_every_map_is_valid_whatever_the_decision_values(method, F, seed):
+def test_every_map_is_valid_whatever_the_decision_values(method, targets, F, seed):
     """Arbitrary (crossing, tied, extreme) decision values at fitting and at new points."""
     rng = np.random.default_rng(seed)
     codes = rng.integers(0, F.shape[1] + 1, size=F.shape[0])
-    cal = fit_calibration(F, codes, rng.uniform(0.5, 2.0, F.shape[0]), method)
+    cal = fit_calibration(F, codes, rng.uniform(0.5, 2.0, F.shape[0]), method, targets)
     new = rng.normal(scale=rng.uniform(0.1, 100), size=(50, F.shape[1]))
     for G in (F, new):
         _check_valid(cal.class_probabilities(G), cal.cumulative(G))
@@ -84,15 +88,57 @@ def _platt_targets(codes, w, m):
 
 
 def _cvxpy_logistic(S, T, w, ordered):
-    """min sum w [log(1 + e^z) - t z], z = a S + c; a >= 0; c nonincreasing if ordered."""
-    m = S.shape[1]
-    a, c = cp.Variable(), cp.Variable(m)
-    z = a * S + np.ones((S.shape[0], 1)) @ cp.reshape(c, (1, m), order="C")
+    """(a, c) of the one-slope fit of :func:`_cvxpy_link` (S of shape (n, m))."""
+    a, c = _cvxpy_link([S], T, w, ordered)
+    return a[0], c
+
+
+def _cvxpy_link(parts, T, w, ordered):
+    """min sum w [log(1 + e^z) - t z], z = sum_j a_j S_j + c; a >= 0; c nonincreasing if
+    ordered (``parts``: the (n, m) arrays S_j)."""
+    n, m = parts[0].shape
+    a, c = cp.Variable(len(parts)), cp.Variable(m)
+    z = sum(a[j] * S for j, S in enumerate(parts)) + np.ones((n, 1)) @ cp.reshape(
+        c, (1, m), order="C")
     loss = cp.sum(cp.multiply(np.repeat(w[:, None], m, axis=1), cp.logistic(z) - cp.multiply(T, z)))
     cons = [a >= 0] + ([cp.diff(c) <= 0] if ordered and m > 1 else [])
     cp.Problem(cp.Minimize(loss), cons).solve(solver="CLARABEL", tol_gap_abs=1e-11,
                                               tol_gap_rel=1e-11, tol_feas=1e-11)
     return a.value, c.value
+
+
+def test_pooled_map_matches_clarabel():
+    """Own sorted value and the row mean as two predictors with nonnegative slopes."""
+    rng = np.random.default_rng(13)
+    codes = rng.integers(0, 4, 400)
+    # boundaries that disagree (noise per boundary), so the mean carries information
+    F = np.column_stack([codes - 0.5, codes - 1.5, codes - 2.5]) + rng.normal(size=(400, 3))
+    w = rng.uniform(0.5, 2.0, 400)
+    pooled = fit_calibration(F, codes, w, "pooled")
+    S = rearrange(F)
+    a, c = _cvxpy_link([S, np.repeat(S.mean(axis=1, keepdims=True), 3, axis=1)],
+                      _platt_targets(codes, w, 3), w, ordered=True)
+    # both solvers stop at ~1e-9 relative gradient: parameters to 1e-5 (measured 4e-8)
+    np.testing.assert_allclose(pooled.slope, a, atol=1e-5)
+    np.testing.assert_allclose(pooled.offset, c, atol=1e-5)
+    assert pooled.slope[1] > 0.1  # the mean is used: the pooled map is not the one-slope map
+    np.testing.assert_array_equal(own_value_and_mean(S)[:, :, 0], S)
+
+
+def test_indicator_targets_are_sklearns_unpenalised_logistic_regression():
+    """Two levels: the one-slope map with 0/1 targets is ordinary logistic regression."""
+    rng = np.random.default_rng(14)
+    f = rng.normal(size=300)
+    codes = (rng.random(300) < 1 / (1 + np.exp(-(2.0 * f - 0.5)))).astype(int)
+    w = rng.uniform(0.5, 2.0, 300)
+    ours = fit_calibration(f[:, None], codes, w, "logistic", targets="indicator")
+    ref = LogisticRegression(C=np.inf, tol=1e-12, max_iter=10_000).fit(
+        f[:, None], codes, sample_weight=w)
+    # both are L-BFGS runs to ~1e-9 gradients: parameters to 1e-5 (measured 4e-10)
+    np.testing.assert_allclose(ours.slope, ref.coef_[0], atol=1e-5)
+    np.testing.assert_allclose(ours.offset, ref.intercept_, atol=1e-5)
+    platt = fit_calibration(f[:, None], codes, w, "logistic")
+    assert platt.slope[0] < ours.slope[0]  # Platt's targets shrink the slope
 
 
 def test_logistic_and_platt_maps_match_clarabel():

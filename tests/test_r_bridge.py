@@ -238,16 +238,19 @@ def _nordic_has_probabilities():
     return "probability" in inspect.signature(NORDIC.fit).parameters
 
 
-@pytest.mark.parametrize("family", ["nordic", "ordered_logit"])
-def test_r_probabilities_equal_python_probabilities(embedded, family):
-    """predict(type = "probs") is Python's predict(which="proba"), levels as columns."""
+@pytest.mark.parametrize("family, calibration", [("nordic", "logistic"), ("nordic", "pooled"),
+                                                 ("ordered_logit", None)])
+def test_r_probabilities_equal_python_probabilities(embedded, family, calibration):
+    """predict(type = "probs") is Python's predict(which="proba"), levels as columns; the
+    map chosen with probability_kwds = list(method = ...) through nordic()'s dots."""
     from nordicstats.compare import OrderedLogit
     from nordicstats.model import NORDIC
     from nordicstats.r import r_to_py
 
     if family == "nordic" and not _nordic_has_probabilities():
         pytest.skip("NORDIC.fit(probability=True) is not in this version of the Python side")
-    extra = ", kernel = \"linear\", probability = TRUE" if family == "nordic" else ""
+    extra = (f", kernel = \"linear\", probability = TRUE, "
+             f"probability_kwds = list(method = \"{calibration}\")") if family == "nordic" else ""
     r_eval(embedded, f"""
         set.seed(12)
         d <- data.frame(x1 = rnorm(120), x2 = rnorm(120))
@@ -260,7 +263,8 @@ def test_r_probabilities_equal_python_probabilities(embedded, family):
     d = r_to_py(embedded.globalenv["d"])
     new = r_to_py(embedded.globalenv["new"])[["x1", "x2"]]
     if family == "nordic":
-        res = NORDIC(d["y"], d[["x1", "x2"]], kernel="linear").fit(probability=True)
+        res = NORDIC(d["y"], d[["x1", "x2"]], kernel="linear").fit(
+            probability=True, probability_kwds={"method": calibration})
         which = "proba"
     else:
         res = OrderedLogit(d["y"], d[["x1", "x2"]]).fit()
