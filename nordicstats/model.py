@@ -235,7 +235,8 @@ class NORDIC(OrdinalModel):
             time (same C and kernel width) and the map is fitted on the held-out
             decision values, so this costs ``n_folds`` more fits.
         probability_kwds : dict, optional
-            ``method`` ("logistic" (default): one slope, ordered offsets; "platt": per
+            ``method`` ("logistic" (default): one slope, ordered offsets; "pooled": the
+            same plus a slope on the row mean of the decision values; "platt": per
             boundary, projected onto the monotone set; "isotonic"), ``n_folds``
             (default 5) and ``random_state`` (default 0, the fold assignment).
         **solver_options

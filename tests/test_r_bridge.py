@@ -242,15 +242,18 @@ def _nordic_has_probabilities():
                                                  ("ordered_logit", None)])
 def test_r_probabilities_equal_python_probabilities(embedded, family, calibration):
     """predict(type = "probs") is Python's predict(which="proba"), levels as columns; the
-    map chosen with probability_kwds = list(method = ...) through nordic()'s dots."""
+    map and folds chosen with probability_kwds = list(method = ..., n_folds = ...) through
+    nordic()'s dots."""
     from nordicstats.compare import OrderedLogit
     from nordicstats.model import NORDIC
     from nordicstats.r import r_to_py
 
     if family == "nordic" and not _nordic_has_probabilities():
         pytest.skip("NORDIC.fit(probability=True) is not in this version of the Python side")
+    # n_folds = 4 is a double in R: the bridge passes whole numbers on as ints
     extra = (f", kernel = \"linear\", probability = TRUE, "
-             f"probability_kwds = list(method = \"{calibration}\")") if family == "nordic" else ""
+             f"probability_kwds = list(method = \"{calibration}\", n_folds = 4)"
+             if family == "nordic" else "")
     r_eval(embedded, f"""
         set.seed(12)
         d <- data.frame(x1 = rnorm(120), x2 = rnorm(120))
@@ -264,7 +267,7 @@ def test_r_probabilities_equal_python_probabilities(embedded, family, calibratio
     new = r_to_py(embedded.globalenv["new"])[["x1", "x2"]]
     if family == "nordic":
         res = NORDIC(d["y"], d[["x1", "x2"]], kernel="linear").fit(
-            probability=True, probability_kwds={"method": calibration})
+            probability=True, probability_kwds={"method": calibration, "n_folds": 4})
         which = "proba"
     else:
         res = OrderedLogit(d["y"], d[["x1", "x2"]]).fit()

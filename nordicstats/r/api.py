@@ -428,11 +428,19 @@ def _split_args(cls, args, r_name):
         if bad in args:
             raise ValueError(f"'{bad}' cannot be set from R: the levels of the ordered factor "
                              "response give the order.")
-    if isinstance(args.get("degree"), float) and args["degree"].is_integer():
-        args["degree"] = int(args["degree"])  # R's 2 is a double
+    args = _whole_numbers_as_int(args, ("degree",))  # R's 2 is a double
+    if isinstance(args.get("probability_kwds"), dict):
+        args["probability_kwds"] = _whole_numbers_as_int(args["probability_kwds"],
+                                                         ("n_folds", "random_state"))
     model_kw = {k: v for k, v in args.items() if k in taken}
     fit_kw = {k: v for k, v in args.items() if k not in taken}
     return model_kw, fit_kw
+
+
+def _whole_numbers_as_int(args, names):
+    """``args`` with the whole-number doubles under ``names`` as ints (R's 10 is 10.0)."""
+    return {k: int(v) if k in names and isinstance(v, float) and v.is_integer() else v
+            for k, v in args.items()}
 
 
 def _strings(values):
