@@ -38,17 +38,22 @@ unboundedness with every row (an infeasible primal) is reported.
 
 from __future__ import annotations
 
+import time
+from dataclasses import dataclass
+
 import numpy as np
 
 from nordicstats.exceptions import SolverError
 
-__all__ = ["BoundaryLP", "quiet_highs", "HIGHS_OPTIONS", "PRICING_TOL", "COLUMN_BATCH"]
+__all__ = ["BoundaryLP", "LPStats", "quiet_highs", "HIGHS_OPTIONS", "PRICING_TOL",
+           "COLUMN_BATCH", "DROP_SLACK_ROWS"]
 
 HIGHS_OPTIONS = {"primal_feasibility_tolerance": 1e-9, "dual_feasibility_tolerance": 1e-9}
 #: A column enters when ``|(Z'v)_j|`` exceeds 1 by more than this (HiGHS's dual tolerance).
 PRICING_TOL = 1e-9
 #: Most columns added per pricing round (the most negative reduced costs first).
 COLUMN_BATCH = 100
+#: Delete rows whose slack is basic before adding new ones (each theta_j once at most).
 DROP_SLACK_ROWS = True
 
 
@@ -64,6 +69,34 @@ def quiet_highs(highspy):
     lp = highspy.Highs() if core is None else core()
     lp.setOptionValue("output_flag", False)
     return lp
+
+
+@dataclass
+class LPStats:
+    """Where a :class:`BoundaryLP`'s time went (summed over its solves).
+
+    Attributes
+    ----------
+    solves : int
+        Calls of ``solve`` that ran HiGHS (a solve with nothing changed since the last
+        one returns the stored optimum and is not counted).
+    runs, simplex_iterations : int
+        HiGHS runs (one per pricing round) and their simplex iterations.
+    rows_added, rows_dropped : int
+        Rows (Z'v)_j put into and deleted from the dual.
+    highs_seconds, pricing_seconds, building_seconds : float
+        Wall-clock seconds in HiGHS's simplex, in pricing (Z'v and the choice of
+        rows), and in building and passing rows and columns to HiGHS.
+    """
+
+    solves: int = 0
+    runs: int = 0
+    simplex_iterations: int = 0
+    rows_added: int = 0
+    rows_dropped: int = 0
+    highs_seconds: float = 0.0
+    pricing_seconds: float = 0.0
+    building_seconds: float = 0.0
 
 
 class BoundaryLP:
@@ -82,6 +115,8 @@ class BoundaryLP:
         The theta coordinates j in the LP (the rows (Z'v)_j of the dual).
     sign_rows : dict
         (i, s) -> index of nu_r among the dual's variables.
+    stats : LPStats
+        Counts and seconds of the solves so far.
 
     Examples
     --------
@@ -113,6 +148,9 @@ class BoundaryLP:
         self._dropped = np.zeros(self.Z.shape[1], dtype=bool)  # each row leaves at most once
         self.sign_rows = {}  # (i, s) -> variable n + r; s = +1: f(x_i) >= 0, -1: <= -delta
         self._row_point, self._row_sign = [], []
+        self._active, self._costs = frozenset(), None
+        self._optimum = None  # (theta, b, objective) until the LP changes
+        self.stats = LPStats()
 
     @property
     def n(self):
@@ -121,21 +159,27 @@ class BoundaryLP:
     def set_costs(self, costs):
         """Slack costs u_i (C times the hinge weights of this boundary): mu_i <= u_i."""
         costs = np.ascontiguousarray(np.broadcast_to(np.asarray(costs, dtype=float), (self.n,)))
+        if self._costs is not None and np.array_equal(costs, self._costs):
+            return
         self.lp.changeColsBounds(self.n, np.arange(self.n, dtype=np.int32), np.zeros(self.n),
                                  costs)
+        self._costs, self._optimum = costs.copy(), None
 
     def set_sign_rows(self, active, margin):
         """Switch on exactly the sign rows ``active`` (pairs (i, s)); others are relaxed.
 
         s = +1 asks f(x_i) >= 0, s = -1 asks f(x_i) <= -``margin`` (nu_r costs -h_r).
         """
-        active = set(active)
+        active = frozenset(active)
+        if active == self._active:
+            return
         for key in active - set(self.sign_rows):
             self._add_sign_row(*key)
-        for key, column in self.sign_rows.items():
-            on = key in active
+        for key in active ^ self._active:
+            on, column = key in active, self.sign_rows[key]
             self.lp.changeColBounds(column, 0.0, np.inf if on else 0.0)
             self.lp.changeColCost(column, -(margin if on and key[1] < 0 else 0.0))
+        self._active, self._optimum = active, None
 
     def _add_sign_row(self, i, s):
         values = np.concatenate([[s], s * self.Z[i, self.columns]])
@@ -151,6 +195,7 @@ class BoundaryLP:
         new = new[~self._in_lp[new]]
         if new.size == 0:
             return
+        start = time.perf_counter()
         points = np.asarray(self._row_point, dtype=int)
         block = np.hstack([self.Z[:, new].T * self.y,
                            self.Z[points][:, new].T * np.asarray(self._row_sign)])
@@ -161,6 +206,9 @@ class BoundaryLP:
         self.lp.addRows(new.size, -ones, ones, index.size, starts, index, block[nz])
         self.columns.extend(new.tolist())
         self._in_lp[new] = True
+        self._optimum = None
+        self.stats.rows_added += new.size
+        self.stats.building_seconds += time.perf_counter() - start
 
     def solve(self, costs=None):
         """Optimise (adding rows of the dual until none is violated).
@@ -172,10 +220,12 @@ class BoundaryLP:
         """
         if costs is not None:
             self.set_costs(costs)
+        if self._optimum is not None:
+            return self._optimum
+        self.stats.solves += 1
         status_of = self._highspy.HighsModelStatus
         while True:
-            self.lp.run()
-            status = self.lp.getModelStatus()
+            status = self._run()
             if status in (status_of.kUnbounded, status_of.kUnboundedOrInfeasible):
                 # the dual is feasible (mu = nu = 0), so the restricted primal is
                 # infeasible: it may lack the columns that satisfy the sign rows
@@ -196,7 +246,17 @@ class BoundaryLP:
         multipliers = -np.asarray(self.lp.getSolution().row_dual)
         theta = np.zeros(self.Z.shape[1])
         theta[self.columns] = multipliers[1:]
-        return theta, float(multipliers[0]), -float(self.lp.getInfo().objective_function_value)
+        self._optimum = (theta, float(multipliers[0]),
+                         -float(self.lp.getInfo().objective_function_value))
+        return self._optimum
+
+    def _run(self):
+        start = time.perf_counter()
+        self.lp.run()
+        self.stats.highs_seconds += time.perf_counter() - start
+        self.stats.runs += 1
+        self.stats.simplex_iterations += int(self.lp.getInfo().simplex_iteration_count)
+        return self.lp.getModelStatus()
 
     def _drop_slack_rows(self):
         """Delete the rows whose slack is basic (theta_j = 0), each row once at most.
@@ -217,6 +277,7 @@ class BoundaryLP:
         self._dropped[columns[positions]] = True
         self._in_lp[columns[positions]] = False
         self.columns = columns[~slack].tolist()
+        self.stats.rows_dropped += positions.size
 
     def _missing_for_infeasibility(self):
         first = np.zeros(0, dtype=int)
@@ -226,6 +287,7 @@ class BoundaryLP:
         return first if first.size else np.flatnonzero(~self._in_lp)
 
     def _entering_columns(self, values):
+        start = time.perf_counter()
         v = self.y * values[:self.n]
         if self._row_point:
             np.add.at(v, np.asarray(self._row_point, dtype=int),
@@ -235,4 +297,5 @@ class BoundaryLP:
         candidates = np.flatnonzero(excess > PRICING_TOL)
         if candidates.size > COLUMN_BATCH:
             candidates = candidates[np.argsort(-excess[candidates], kind="stable")[:COLUMN_BATCH]]
+        self.stats.pricing_seconds += time.perf_counter() - start
         return np.sort(candidates)
