@@ -31,13 +31,16 @@ Parts:
   from the stored rows only.
 
 Rows are appended to ``benchmarks/results/scale/{kernel,linear}.jsonl`` as each fit
-ends; a rerun skips the keys already stored (resumable).  ``--quick``: n = 1,000,
-K = 3 and 5, C = 2^-4, 1, 2^4, 60 s per fit.
+ends (``--rows NAME``: the kernel rows go to that file instead, so rows of a new solver
+version do not replace the old ones; NORDIC-2 with the dual cutting-plane LPs is in
+``nordic2_dual_lp.jsonl``); a rerun skips the keys already stored (resumable).
+``--quick``: n = 1,000, K = 3 and 5, C = 2^-4, 1, 2^4, 60 s per fit.
 
 Run (low priority, one BLAS thread)::
 
     OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 nice python benchmarks/bench_scale.py --quick
-    nohup nice python benchmarks/bench_scale.py --methods nordic2 --n 1000 &
+    nohup nice python benchmarks/bench_scale.py --methods nordic2 --n 1000 \
+        --rows nordic2_dual_lp.jsonl &
     python benchmarks/bench_scale.py --figures
 """
 
@@ -67,6 +70,7 @@ GAMMA = 0.2
 C_GRID = tuple(2.0**e for e in range(-4, 5))
 KERNEL_METHODS = ("nordic1", "nordic0", "nordic2")
 KEY = ("part", "design", "method", "n", "K", "C", "seed")
+NORDIC2_ROWS = "nordic2_dual_lp.jsonl"  # NORDIC-2 rows since the dual cutting-plane LPs
 BETA5 = np.array([1.0, 0.625, 0.25, -0.125, -0.5])
 # The libsvm baseline is the fastest of this many runs: on a shared machine one run of
 # ~0.1 s varied 5-fold, and the fastest is the fair (harshest) denominator.
@@ -197,7 +201,8 @@ def kernel_task(design, method, n, K, C, seed, limit):
                 "max_violation": None if cert is None else float(cert.max_violation),
                 "certified": None if cert is None else cert.certified,
                 "peak_mb": mb, "libsvm_peak_mb": base_mb,
-                "solution_origin": sr.info.get("solution_origin")}
+                "solution_origin": sr.info.get("solution_origin"),
+                "lp_solves": sr.info.get("lp_solves")}
     return task
 
 
@@ -283,7 +288,7 @@ def warm_up(methods):
 
 
 def run_kernel(args):
-    path = RESULTS / "kernel.jsonl"
+    path = RESULTS / args.rows
     done = {_key(r) for r in stored(path)}
     warm_up(args.methods)
     for n in args.n:
@@ -350,6 +355,7 @@ def figures(args):
     print(summary_table(rows))
     print(linear_table(stored(RESULTS / "linear.jsonl")))
     print(profile_table(stored(RESULTS / "profile_nordic2.jsonl")))
+    print(c_grid_table(stored(RESULTS / NORDIC2_ROWS)))
 
 
 COLORS = {"nordic1": "tab:blue", "nordic0": "tab:orange", "nordic2": "tab:green",
@@ -400,6 +406,21 @@ def summary_table(rows):
     return "\n".join(lines)
 
 
+def c_grid_table(rows):
+    """Markdown: per design and K, ratio, seconds and nodes at each C (increasing)."""
+    lines = ["| design | K | ratio to K-1 libsvm fits | seconds | branch-and-bound nodes "
+             "| certified |", "|---|---|---|---|---|---|"]
+    for design, K in sorted({(r["design"], r["K"]) for r in rows}):
+        sel = sorted((r for r in rows if (r["design"], r["K"]) == (design, K)),
+                     key=lambda r: r["C"])
+        ratio = " ".join(f"{r['ratio']:.0f}" if r.get("ratio") else "-" for r in sel)
+        secs = " ".join(f"{r['seconds']:.1f}" if r.get("seconds") else "-" for r in sel)
+        nodes = " ".join(str(r.get("iterations", "-")) for r in sel)
+        cert = sum(bool(r.get("certified")) for r in sel)
+        lines.append(f"| {design} | {K} | {ratio} | {secs} | {nodes} | {cert}/{len(sel)} |")
+    return "\n".join(lines)
+
+
 def linear_table(rows):
     lines = ["| n | what | seconds | status | gap | max violation | peak MB |",
              "|---|---|---|---|---|---|---|"]
@@ -439,6 +460,8 @@ def main():
     parser.add_argument("--C", nargs="+", type=float, default=list(C_GRID))
     parser.add_argument("--linear-n", nargs="+", type=int, default=[100_000, 1_000_000])
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--rows", default="kernel.jsonl",
+                        help="file under benchmarks/results/scale for the kernel rows")
     parser.add_argument("--limit", type=float, default=300.0, help="seconds per fit")
     parser.add_argument("--memory-mb", type=float, default=6000.0,
                         help="address-space limit of each fit's process")
