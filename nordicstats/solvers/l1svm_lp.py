@@ -46,13 +46,16 @@ import numpy as np
 from nordicstats.exceptions import SolverError
 
 __all__ = ["BoundaryLP", "LPStats", "quiet_highs", "HIGHS_OPTIONS", "PRICING_TOL",
-           "COLUMN_BATCH", "DROP_SLACK_ROWS"]
+           "COLUMN_BATCH", "DROP_SLACK_ROWS", "RAY_TOL"]
 
 HIGHS_OPTIONS = {"primal_feasibility_tolerance": 1e-9, "dual_feasibility_tolerance": 1e-9}
 #: A column enters when ``|(Z'v)_j|`` exceeds 1 by more than this (HiGHS's dual tolerance).
 PRICING_TOL = 1e-9
 #: Most columns added per pricing round (the most negative reduced costs first).
 COLUMN_BATCH = 100
+#: A ray of the restricted dual certifies infeasibility when every |(Z'v_d)_j| is below
+#: this times the sum of the magnitudes of its terms (cancellation to rounding).
+RAY_TOL = 1e-9
 #: Delete rows whose slack is basic before adding new ones (each theta_j once at most).
 DROP_SLACK_ROWS = True
 
@@ -229,8 +232,8 @@ class BoundaryLP:
             if status in (status_of.kUnbounded, status_of.kUnboundedOrInfeasible):
                 # the dual is feasible (mu = nu = 0), so the restricted primal is
                 # infeasible: it may lack the columns that satisfy the sign rows
-                missing = self._missing_for_infeasibility()
-                if missing.size == 0:
+                missing = self._rows_cutting_the_ray()
+                if missing is None:
                     return None
                 self.add_columns(missing)
                 continue
@@ -279,12 +282,39 @@ class BoundaryLP:
         self.columns = columns[~slack].tolist()
         self.stats.rows_dropped += positions.size
 
-    def _missing_for_infeasibility(self):
+    def _rows_cutting_the_ray(self):
+        """Rows that bound the restricted dual's ray, or None if it is a Farkas certificate.
+
+        An unbounded ray moves only nu (mu is boxed): d >= 0 with s'd = 0 and
+        (Z'v_d)_j = 0 on the rows in the LP, v_d = sum_r s_r d_r e_{i_r}, along which
+        h'nu grows.  Rows j outside with (Z'v_d)_j != 0 cut it off (Farkas pricing:
+        the most violated first).  When no row does -- every |(Z'v_d)_j| is below
+        ``RAY_TOL`` times the size of its terms -- the ray proves the primal (sign
+        rows included) infeasible.  Without a usable ray (HiGHS gives none) the rows
+        of the sign rows' points come in, then every row, as a fallback.
+        """
+        _, has_ray, ray = self.lp.getPrimalRay()
+        if has_ray and self._row_point:
+            d = np.asarray(ray, dtype=float)[self.n:self.n + len(self._row_point)]
+            weights = np.asarray(self._row_sign) * d
+            rows = self.Z[np.asarray(self._row_point, dtype=int)]
+            cut = np.abs(weights @ rows)
+            scale = np.abs(weights) @ np.abs(rows)
+            violated = (cut > RAY_TOL * scale) & ~self._in_lp
+            if not violated.any():
+                return None if np.all(cut[self._in_lp] <= RAY_TOL * scale[self._in_lp]) else \
+                    self._fallback_rows()
+            order = np.flatnonzero(violated)
+            return order[np.argsort(-cut[order] / scale[order], kind="stable")[:COLUMN_BATCH]]
+        return self._fallback_rows()
+
+    def _fallback_rows(self):
         first = np.zeros(0, dtype=int)
         if self.Z.shape[0] == self.Z.shape[1]:  # a kernel: column j belongs to point j
             points = np.unique(np.asarray(self._row_point, dtype=int))
             first = points[~self._in_lp[points]]
-        return first if first.size else np.flatnonzero(~self._in_lp)
+        rest = first if first.size else np.flatnonzero(~self._in_lp)
+        return rest if rest.size else None
 
     def _entering_columns(self, values):
         start = time.perf_counter()
