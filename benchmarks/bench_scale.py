@@ -355,6 +355,7 @@ def figures(args):
     print(summary_table(rows))
     print(linear_table(stored(RESULTS / "linear.jsonl")))
     print(profile_table(stored(RESULTS / "profile_nordic2.jsonl")))
+    print(lp_profile_table(stored(RESULTS / "profile_nordic2.jsonl")))
     print(c_grid_table(stored(RESULTS / NORDIC2_ROWS)))
 
 
@@ -437,13 +438,32 @@ def profile_table(rows):
     lines = ["| K | load | libsvm s | relaxation, full LPs s | relaxation, column generation s "
              "| crossing rows | default fit s (nodes) | ratio | SCIP build s | SCIP solve s "
              "(presolve, nodes) |", "|---|---|---|---|---|---|---|---|---|---|"]
-    for r in rows:
+    for r in (r for r in rows if "relaxation_full_lp" in r):
         lines.append(
             f"| {r['K']} | {r['load']:.1f} | {r['libsvm']:.2f} | {r['relaxation_full_lp']:.1f} "
             f"| {r['relaxation_column_generation']:.1f} | {r['relaxation_crossing_rows']} | "
             f"{r['lazy_total']:.1f} ({r['lazy_nodes']}) | {r['ratio_lazy_to_libsvm']:.0f}x | "
             f"{r['scip_build']:.1f} | {r['scip_solve']:.1f} ({r['scip_presolve']:.1f}, "
             f"{r['scip_nodes']}, {r['scip_status']}) |")
+    return "\n".join(lines)
+
+
+def lp_profile_table(rows):
+    """Markdown: where the default NORDIC-2 fit's time goes (rows with the LP counters)."""
+    lines = ["| K | C | load | libsvm s | fit s | ratio | relaxation s (HiGHS, pricing, building) "
+             "| rounds | simplex iterations | rows added / dropped | B&B s (HiGHS) | nodes | "
+             "LP re-solves | B&B rounds | B&B iterations |", "|" + "---|" * 15]
+    for r in (r for r in rows if "default_fit" in r):
+        lines.append(
+            f"| {r['K']} | {r['C']:g} | {r['load']:.1f} | {r['libsvm']:.2f} | "
+            f"{r['default_fit']:.2f} | {r['ratio_default_fit_to_libsvm']:.0f}x | "
+            f"{r['default_relaxation']:.2f} ({r['relaxation_highs_seconds']:.2f}, "
+            f"{r['relaxation_pricing_seconds']:.2f}, {r['relaxation_building_seconds']:.2f}) | "
+            f"{r['relaxation_runs']} | {r['relaxation_simplex_iterations']} | "
+            f"{r['relaxation_rows_added']} / {r['relaxation_rows_dropped']} | "
+            f"{r['default_after_relaxation']:.2f} ({r['bnb_highs_seconds']:.2f}) | "
+            f"{r['default_nodes']} | {r['bnb_solves']} | {r['bnb_runs']} | "
+            f"{r['bnb_simplex_iterations']} |")
     return "\n".join(lines)
 
 
