@@ -30,10 +30,11 @@ theta_j enters) when ``|(Z'v)_j| > 1 + PRICING_TOL``; once none does, the
 restricted dual's optimum is feasible for every row, and the full LP's optimum.
 Added rows keep the basis dual feasible, so HiGHS's dual simplex restarts from it.
 Sign rows are nu columns fixed at 0 when switched off (bounds only); slack costs are
-the upper bounds of mu (a C grid); every restart is warm.  A restricted dual that
-sign rows make unbounded (the restricted primal is infeasible) gets the rows of the
-sign rows' points (with a kernel, theta_j moves f(x_j) most), then every row; only
-unboundedness with every row (an infeasible primal) is reported.
+the upper bounds of mu (a C grid); every restart is warm.  Rows whose slack is basic
+(theta_j = 0) are deleted before new ones come in, each row once at most, so the LP
+stays near the support without cycling.  A restricted dual that sign rows make
+unbounded (the restricted primal is infeasible) gets the rows that cut HiGHS's ray
+(Farkas pricing); when no row does, the ray proves the node infeasible.
 """
 
 from __future__ import annotations
@@ -49,9 +50,9 @@ __all__ = ["BoundaryLP", "LPStats", "quiet_highs", "HIGHS_OPTIONS", "PRICING_TOL
            "COLUMN_BATCH", "DROP_SLACK_ROWS", "RAY_TOL"]
 
 HIGHS_OPTIONS = {"primal_feasibility_tolerance": 1e-9, "dual_feasibility_tolerance": 1e-9}
-#: A column enters when ``|(Z'v)_j|`` exceeds 1 by more than this (HiGHS's dual tolerance).
+#: Row j (theta_j) enters when ``|(Z'v)_j|`` exceeds 1 by more than this (HiGHS's tolerance).
 PRICING_TOL = 1e-9
-#: Most columns added per pricing round (the most negative reduced costs first).
+#: Most rows added per pricing round (the most violated first).
 COLUMN_BATCH = 100
 #: A ray of the restricted dual certifies infeasibility when every |(Z'v_d)_j| is below
 #: this times the sum of the magnitudes of its terms (cancellation to rounding).
