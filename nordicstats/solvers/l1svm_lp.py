@@ -54,7 +54,7 @@ HIGHS_OPTIONS = {"primal_feasibility_tolerance": 1e-9, "dual_feasibility_toleran
 PRICING_TOL = 1e-9
 #: Most rows added per pricing round (the most violated first).
 COLUMN_BATCH = 100
-#: A ray of the restricted dual certifies infeasibility when every |(Z'v_d)_j| is below
+#: A ray of the restricted dual certifies infeasibility when every ``|(Z'v_d)_j|`` is below
 #: this times the sum of the magnitudes of its terms (cancellation to rounding).
 RAY_TOL = 1e-9
 #: Delete rows whose slack is basic before adding new ones (each theta_j once at most).
@@ -289,7 +289,7 @@ class BoundaryLP:
         An unbounded ray moves only nu (mu is boxed): d >= 0 with s'd = 0 and
         (Z'v_d)_j = 0 on the rows in the LP, v_d = sum_r s_r d_r e_{i_r}, along which
         h'nu grows.  Rows j outside with (Z'v_d)_j != 0 cut it off (Farkas pricing:
-        the most violated first).  When no row does -- every |(Z'v_d)_j| is below
+        the most violated first).  When no row does -- every ``|(Z'v_d)_j|`` is below
         ``RAY_TOL`` times the size of its terms -- the ray proves the primal (sign
         rows included) infeasible.  Without a usable ray (HiGHS gives none) the rows
         of the sign rows' points come in, then every row, as a fallback.
