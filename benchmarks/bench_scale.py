@@ -31,13 +31,16 @@ Parts:
   from the stored rows only.
 
 Rows are appended to ``benchmarks/results/scale/{kernel,linear}.jsonl`` as each fit
-ends; a rerun skips the keys already stored (resumable).  ``--quick``: n = 1,000,
-K = 3 and 5, C = 2^-4, 1, 2^4, 60 s per fit.
+ends (``--rows NAME``: the kernel rows go to that file instead, so rows of a new solver
+version do not replace the old ones; NORDIC-2 with the dual cutting-plane LPs is in
+``nordic2_dual_lp.jsonl``); a rerun skips the keys already stored (resumable).
+``--quick``: n = 1,000, K = 3 and 5, C = 2^-4, 1, 2^4, 60 s per fit.
 
 Run (low priority, one BLAS thread)::
 
     OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 nice python benchmarks/bench_scale.py --quick
-    nohup nice python benchmarks/bench_scale.py --methods nordic2 --n 1000 &
+    nohup nice python benchmarks/bench_scale.py --methods nordic2 --n 1000 \
+        --rows nordic2_dual_lp.jsonl &
     python benchmarks/bench_scale.py --figures
 """
 
@@ -67,6 +70,7 @@ GAMMA = 0.2
 C_GRID = tuple(2.0**e for e in range(-4, 5))
 KERNEL_METHODS = ("nordic1", "nordic0", "nordic2")
 KEY = ("part", "design", "method", "n", "K", "C", "seed")
+NORDIC2_ROWS = "nordic2_dual_lp.jsonl"  # NORDIC-2 rows since the dual cutting-plane LPs
 BETA5 = np.array([1.0, 0.625, 0.25, -0.125, -0.5])
 # The libsvm baseline is the fastest of this many runs: on a shared machine one run of
 # ~0.1 s varied 5-fold, and the fastest is the fair (harshest) denominator.
@@ -114,17 +118,21 @@ def _memory_kib():
 
 
 def peak_mb_of(function):
-    """(result, seconds, peak MB above the resident set before the call)."""
+    """(result, seconds, peak MB above the resident set before the call, CPU seconds).
+
+    The CPU seconds (this process, all threads) are the steadier measure on a shared
+    machine: wall-clock time grows with the load, CPU time much less.
+    """
     try:
         with open("/proc/self/clear_refs", "w") as fh:
             fh.write("5")  # reset VmHWM to the current RSS
     except OSError:
         pass
     before, _ = _memory_kib()
-    start = time.perf_counter()
+    start, cpu = time.perf_counter(), time.process_time()
     out = function()
-    seconds = time.perf_counter() - start
-    return out, seconds, (_memory_kib()[1] - before) / 1024.0
+    seconds, cpu = time.perf_counter() - start, time.process_time() - cpu
+    return out, seconds, (_memory_kib()[1] - before) / 1024.0, cpu
 
 
 def _child(connection, task, memory_mb):
@@ -174,9 +182,9 @@ def libsvm_fits(X, y, K, C):
 
 
 def baseline(X, y, K, C, repeats=LIBSVM_REPEATS):
-    """Seconds (fastest of ``repeats``) and peak MB of the K-1 libsvm fits."""
+    """Seconds, peak MB and CPU seconds of the K-1 libsvm fits (fastest of ``repeats``)."""
     runs = [peak_mb_of(lambda: libsvm_fits(X, y, K, C))[1:] for _ in range(repeats)]
-    return min(r[0] for r in runs), max(r[1] for r in runs)
+    return min(r[0] for r in runs), max(r[1] for r in runs), min(r[2] for r in runs)
 
 
 def kernel_task(design, method, n, K, C, seed, limit):
@@ -184,20 +192,22 @@ def kernel_task(design, method, n, K, C, seed, limit):
 
     def task():
         X, y = make_design(design, n, K, seed)
-        base, base_mb = baseline(X, y, K, C)
+        base, base_mb, base_cpu = baseline(X, y, K, C)
         options = {"time_limit": 0.9 * limit} if method == "nordic2" else {}
         model = NORDIC(y, X, method=method, kernel="rbf", gamma=GAMMA, C=C,
                        solver_options=options)
-        res, seconds, mb = peak_mb_of(lambda: model.fit(cov_type="none"))
+        res, seconds, mb, cpu = peak_mb_of(lambda: model.fit(cov_type="none"))
         sr = res.solver_result
         cert = sr.certificate
         return {"seconds": seconds, "libsvm_seconds": base, "ratio": seconds / base,
+                "cpu_seconds": cpu, "libsvm_cpu_seconds": base_cpu, "cpu_ratio": cpu / base_cpu,
                 "status": sr.status, "solver": sr.solver, "iterations": int(sr.iterations),
                 "gap": None if cert is None else float(cert.gap),
                 "max_violation": None if cert is None else float(cert.max_violation),
                 "certified": None if cert is None else cert.certified,
                 "peak_mb": mb, "libsvm_peak_mb": base_mb,
-                "solution_origin": sr.info.get("solution_origin")}
+                "solution_origin": sr.info.get("solution_origin"),
+                "lp_solves": sr.info.get("lp_solves")}
     return task
 
 
@@ -211,13 +221,13 @@ def linear_task(what, n, K, C, seed, d=10):
             def fits():
                 for k in range(K - 1):
                     LinearSVC(C=C, loss="hinge", dual=True).fit(X, (y > k).astype(int))
-            _, seconds, mb = peak_mb_of(fits)
+            _, seconds, mb, _ = peak_mb_of(fits)
             return {"seconds": seconds, "peak_mb": mb, "status": "done"}
         from nordicstats import NORDIC
 
         model = NORDIC(y, X, kernel="linear", C=C)
         cov_type = "none" if what == "nordic1" else "auto"
-        res, seconds, mb = peak_mb_of(lambda: model.fit(cov_type=cov_type))
+        res, seconds, mb, _ = peak_mb_of(lambda: model.fit(cov_type=cov_type))
         sr = res.solver_result
         row = {"seconds": seconds, "peak_mb": mb, "status": sr.status,
                "gap": float(sr.certificate.gap),
@@ -283,7 +293,7 @@ def warm_up(methods):
 
 
 def run_kernel(args):
-    path = RESULTS / "kernel.jsonl"
+    path = RESULTS / args.rows
     done = {_key(r) for r in stored(path)}
     warm_up(args.methods)
     for n in args.n:
@@ -318,7 +328,10 @@ def figures(args):
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    rows = [r for r in stored(RESULTS / "kernel.jsonl") if "ratio" in r or "seconds" in r]
+    # NORDIC-2's current rows are those of the dual cutting-plane LPs (its older rows stay
+    # in kernel.jsonl for the record)
+    rows = [r for r in stored(RESULTS / "kernel.jsonl") if r["method"] != "nordic2"]
+    rows = [r for r in rows + stored(RESULTS / NORDIC2_ROWS) if "ratio" in r or "seconds" in r]
     FIGURES.mkdir(parents=True, exist_ok=True)
     designs = sorted({r["design"] for r in rows})
     Ks = sorted({r["K"] for r in rows})
@@ -350,6 +363,8 @@ def figures(args):
     print(summary_table(rows))
     print(linear_table(stored(RESULTS / "linear.jsonl")))
     print(profile_table(stored(RESULTS / "profile_nordic2.jsonl")))
+    print(lp_profile_table(stored(RESULTS / "profile_nordic2.jsonl")))
+    print(c_grid_table(stored(RESULTS / NORDIC2_ROWS)))
 
 
 COLORS = {"nordic1": "tab:blue", "nordic0": "tab:orange", "nordic2": "tab:green",
@@ -400,6 +415,23 @@ def summary_table(rows):
     return "\n".join(lines)
 
 
+def c_grid_table(rows):
+    """Markdown: per design and K, ratio, seconds and nodes at each C (increasing)."""
+    lines = ["| design | K | ratio to K-1 libsvm fits (wall) | CPU-time ratio | seconds "
+             "| branch-and-bound nodes | certified |", "|---|---|---|---|---|---|---|"]
+    for design, K in sorted({(r["design"], r["K"]) for r in rows}):
+        sel = sorted((r for r in rows if (r["design"], r["K"]) == (design, K)),
+                     key=lambda r: r["C"])
+        ratio = " ".join(f"{r['ratio']:.0f}" if r.get("ratio") else "-" for r in sel)
+        cpu = " ".join(f"{r['cpu_ratio']:.0f}" if r.get("cpu_ratio") else "-" for r in sel)
+        secs = " ".join(f"{r['seconds']:.1f}" if r.get("seconds") else "-" for r in sel)
+        nodes = " ".join(str(r.get("iterations", "-")) for r in sel)
+        cert = sum(bool(r.get("certified")) for r in sel)
+        lines.append(f"| {design} | {K} | {ratio} | {cpu} | {secs} | {nodes} | "
+                     f"{cert}/{len(sel)} |")
+    return "\n".join(lines)
+
+
 def linear_table(rows):
     lines = ["| n | what | seconds | status | gap | max violation | peak MB |",
              "|---|---|---|---|---|---|---|"]
@@ -416,13 +448,35 @@ def profile_table(rows):
     lines = ["| K | load | libsvm s | relaxation, full LPs s | relaxation, column generation s "
              "| crossing rows | default fit s (nodes) | ratio | SCIP build s | SCIP solve s "
              "(presolve, nodes) |", "|---|---|---|---|---|---|---|---|---|---|"]
-    for r in rows:
+    for r in (r for r in rows if "relaxation_full_lp" in r):
         lines.append(
             f"| {r['K']} | {r['load']:.1f} | {r['libsvm']:.2f} | {r['relaxation_full_lp']:.1f} "
             f"| {r['relaxation_column_generation']:.1f} | {r['relaxation_crossing_rows']} | "
             f"{r['lazy_total']:.1f} ({r['lazy_nodes']}) | {r['ratio_lazy_to_libsvm']:.0f}x | "
             f"{r['scip_build']:.1f} | {r['scip_solve']:.1f} ({r['scip_presolve']:.1f}, "
             f"{r['scip_nodes']}, {r['scip_status']}) |")
+    return "\n".join(lines)
+
+
+def lp_profile_table(rows):
+    """Markdown: where the default NORDIC-2 fit's time goes (rows with the LP counters)."""
+    lines = ["| K | C | load | libsvm CPU s | fit CPU s | CPU ratio (wall) | relaxation CPU s; "
+             "wall s (HiGHS, pricing, building) | rounds | simplex iterations | rows added / "
+             "dropped | B&B CPU s; wall s (HiGHS) | nodes | LP re-solves | B&B rounds | "
+             "B&B iterations |", "|" + "---|" * 15]
+    for r in (r for r in rows if "default_fit_cpu" in r):
+        lines.append(
+            f"| {r['K']} | {r['C']:g} | {r['load']:.1f} | {r['libsvm_cpu']:.3f} | "
+            f"{r['default_fit_cpu']:.2f} | {r['cpu_ratio_default_fit_to_libsvm']:.0f}x "
+            f"({r['ratio_default_fit_to_libsvm']:.0f}x) | {r['default_relaxation_cpu']:.2f}; "
+            f"{r['default_relaxation']:.2f} ({r['relaxation_highs_seconds']:.2f}, "
+            f"{r['relaxation_pricing_seconds']:.2f}, {r['relaxation_building_seconds']:.2f}) | "
+            f"{r['relaxation_runs']} | {r['relaxation_simplex_iterations']} | "
+            f"{r['relaxation_rows_added']} / {r['relaxation_rows_dropped']} | "
+            f"{r['default_after_relaxation_cpu']:.2f}; {r['default_after_relaxation']:.2f} "
+            f"({r['bnb_highs_seconds']:.2f}) | "
+            f"{r['default_nodes']} | {r['bnb_solves']} | {r['bnb_runs']} | "
+            f"{r['bnb_simplex_iterations']} |")
     return "\n".join(lines)
 
 
@@ -439,6 +493,8 @@ def main():
     parser.add_argument("--C", nargs="+", type=float, default=list(C_GRID))
     parser.add_argument("--linear-n", nargs="+", type=int, default=[100_000, 1_000_000])
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--rows", default="kernel.jsonl",
+                        help="file under benchmarks/results/scale for the kernel rows")
     parser.add_argument("--limit", type=float, default=300.0, help="seconds per fit")
     parser.add_argument("--memory-mb", type=float, default=6000.0,
                         help="address-space limit of each fit's process")

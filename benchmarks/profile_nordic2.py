@@ -9,7 +9,14 @@ For one data set per K it times, in one process and one after the other:
 * the default NORDIC-2 fit (``formulation="lazy"``): total, nodes and LP solves of the
   branch and bound, and the certificate's gap;
 * SCIP with all n(K-2) disjunctions (``formulation="disjunction"``): building the model
-  and SCIP's solve (presolve, branching) separately, with its node count.
+  and SCIP's solve (presolve, branching) separately, with its node count;
+* inside the default fit, from the LPs' counters (:class:`~nordicstats.solvers.l1svm_lp.LPStats`),
+  separately for the relaxation and the branch and bound: seconds in HiGHS's simplex,
+  in pricing and in building rows, HiGHS runs (pricing rounds), simplex iterations, rows
+  added and dropped, and LP re-solves per node.
+
+``--lp-only`` leaves out the full LPs and SCIP (unchanged by the LP work; their rows
+are stored) and times only the libsvm fits and the default fit.
 
 Rows go to ``benchmarks/results/scale/profile_nordic2.jsonl``.
 
@@ -36,7 +43,7 @@ from bench_scale import GAMMA, libsvm_fits, make_design  # noqa: E402
 from nordicstats.data import binary_signs  # noqa: E402
 from nordicstats.kernels import make_kernel  # noqa: E402
 from nordicstats.solvers import milp  # noqa: E402
-from nordicstats.solvers.l1svm_lp import BoundaryLP  # noqa: E402
+from nordicstats.solvers.l1svm_lp import BoundaryLP, LPStats  # noqa: E402
 from nordicstats.solvers.problem import NordicProblem, count_crossings  # noqa: E402
 
 OUT = Path(__file__).resolve().parent / "results" / "scale" / "profile_nordic2.jsonl"
@@ -48,13 +55,25 @@ def seconds(function):
     return out, time.perf_counter() - start
 
 
-def profile(n, K, C, scip_limit, seed=0):
+def cpu_seconds(function):
+    """(result, wall-clock seconds, CPU seconds of this process)."""
+    start, cpu = time.perf_counter(), time.process_time()
+    out = function()
+    return out, time.perf_counter() - start, time.process_time() - cpu
+
+
+def profile(n, K, C, scip_limit, seed=0, lp_only=False):
     X, y = make_design("likert", n, K, seed)
     gram = make_kernel("rbf", X, gamma=GAMMA)(X, X)
     signs = binary_signs(y, K)
     problem = NordicProblem(gram, signs, C, method="nordic2", penalty="l1")
     row = {"n": n, "K": K, "C": C, "seed": seed, "load": os.getloadavg()[0]}
-    row["libsvm"] = seconds(lambda: libsvm_fits(X, y, K, C))[1]
+    _, row["libsvm"], row["libsvm_cpu"] = cpu_seconds(lambda: libsvm_fits(X, y, K, C))
+    row.update(_default_fit_parts(problem))
+    row["ratio_default_fit_to_libsvm"] = row["default_fit"] / row["libsvm"]
+    row["cpu_ratio_default_fit_to_libsvm"] = row["default_fit_cpu"] / row["libsvm_cpu"]
+    if lp_only:
+        return row
     u = problem.upper_bounds
     row["relaxation_full_lp"] = seconds(
         lambda: [milp._boundary_lp(gram, signs[:, k], u[:, k]) for k in range(K - 1)])[1]
@@ -72,6 +91,33 @@ def profile(n, K, C, scip_limit, seed=0):
                    lazy_lp_solves=lazy.info.get("lp_solves"), objective=lazy.objective)
         row.update(_scip_parts(problem, min(lazy.objective * 1.5, 1e300), scip_limit))
     row["ratio_lazy_to_libsvm"] = row["lazy_total"] / row["libsvm"]
+    return row
+
+
+def _summed(lps):
+    return {name: sum(getattr(lp.stats, name) for lp in lps) for name in LPStats.__annotations__}
+
+
+def _default_fit_parts(problem):
+    """The default fit timed in two phases (relaxation, then branch and bound) with its LPs'
+    counters; the fit's own relaxation finds the LPs solved and costs nothing again."""
+    path = milp.RelaxationPath.for_problem(problem)
+    _, relaxation, relaxation_cpu = cpu_seconds(lambda: path.solve(problem.upper_bounds))
+    before = _summed(path.lps)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        res, rest, rest_cpu = cpu_seconds(
+            lambda: milp.solve_nordic2_scip(problem, relaxation=path))
+    after = _summed(path.lps)
+    row = {"default_fit": relaxation + rest, "default_fit_cpu": relaxation_cpu + rest_cpu,
+           "default_relaxation": relaxation, "default_relaxation_cpu": relaxation_cpu,
+           "default_after_relaxation": rest, "default_after_relaxation_cpu": rest_cpu,
+           "default_status": res.status,
+           "default_gap": res.gap, "default_nodes": res.iterations,
+           "default_lp_solves": res.info.get("lp_solves"),
+           "default_objective": res.objective}
+    row.update({f"relaxation_{name}": value for name, value in before.items()})
+    row.update({f"bnb_{name}": after[name] - value for name, value in before.items()})
     return row
 
 
@@ -95,10 +141,12 @@ def main():
     parser.add_argument("--n", type=int, default=1000)
     parser.add_argument("--C", type=float, default=1.0)
     parser.add_argument("--scip-limit", type=float, default=300.0)
+    parser.add_argument("--lp-only", action="store_true",
+                        help="only the libsvm fits and the default fit with its LP counters")
     args = parser.parse_args()
     OUT.parent.mkdir(parents=True, exist_ok=True)
     for K in args.K:
-        row = profile(args.n, K, args.C, args.scip_limit)
+        row = profile(args.n, K, args.C, args.scip_limit, lp_only=args.lp_only)
         with OUT.open("a") as fh:
             fh.write(json.dumps(row) + "\n")
         print(json.dumps(row), flush=True)

@@ -348,39 +348,6 @@ def test_lazy_hands_over_to_scip_at_its_node_limit(crossing, monkeypatch):
     assert res.objective == pytest.approx(solve_nordic2_scip(crossing).objective, rel=RTOL)
 
 
-def test_boundary_lp_with_sign_rows_matches_the_full_lp(crossing):
-    # column generation with sign rows == scipy's linprog on all n columns (independent)
-    from nordicstats.solvers.l1svm_lp import BoundaryLP
-
-    Z, k, u = crossing.gram, 1, crossing.upper_bounds[:, 1]
-    y = crossing.signs[:, k]
-    lp = BoundaryLP(Z, y)
-    lp.set_costs(u)
-    lp.set_sign_rows([(3, 1), (8, -1), (40, 1)], 1e-3)
-    theta, b, objective = lp.solve()
-    f = Z @ theta + b
-    assert f[3] >= -1e-9 and f[8] <= -1e-3 + 1e-9 and f[40] >= -1e-9
-    full = _sign_lp(Z, y, u, {3: 1.0, 8: -1.0, 40: 1.0}, 1e-3)
-    assert objective == pytest.approx(full, rel=1e-8)
-    lp.set_sign_rows((), 1e-3)  # switched off: the plain LP again
-    assert lp.solve()[2] == pytest.approx(_sign_lp(Z, y, u, {}, 1e-3), rel=1e-8)
-
-
-def _sign_lp(Z, y, u, signs, margin):
-    from scipy.optimize import linprog
-
-    n = Z.shape[0]
-    A = [np.hstack([-y[:, None] * Z, y[:, None] * Z, -y[:, None], -np.eye(n)])]
-    rhs = [-np.ones(n)]
-    for i, s in signs.items():
-        A.append(np.concatenate([-s * Z[i], s * Z[i], [-s], np.zeros(n)])[None, :])
-        rhs.append([0.0 if s > 0 else -margin])
-    cost = np.concatenate([np.ones(2 * n), [0.0], u])
-    bounds = [(0, None)] * (2 * n) + [(None, None)] + [(0, None)] * n
-    return linprog(cost, A_ub=np.vstack(A), b_ub=np.concatenate(rhs), bounds=bounds,
-                   method="highs-ipm").fun
-
-
 def test_lazy_time_limit_returns_its_gap(crossing):
     with pytest.warns(SolverLimitWarning, match="time_limit"):
         res = solve_nordic2_scip(crossing, time_limit=1e-9)

@@ -1,45 +1,64 @@
-"""One boundary's L1-SVM LP by column generation in HiGHS, with optional sign rows.
+"""One boundary's L1-SVM LP, solved through its dual by cutting planes in HiGHS.
 
 NORDIC-2's relaxation (paper, Section 4, without the logical constraints) splits into
-K-1 L1-SVM LPs in (theta+, theta-, b, xi); for boundary k with slack costs u = C c_k::
+K-1 L1-SVM LPs; for boundary k with slack costs u = C c_k (primal)::
 
-    min  1'(theta+ + theta-) + u'xi
-    s.t. y_i (Z_i (theta+ - theta-) + b) + xi_i >= 1,   theta+-, xi >= 0,          (hinge)
-         s_r (Z_{i_r} (theta+ - theta-) + b) >= h_r     for the active sign rows r,
+    min  ||theta||_1 + u'xi
+    s.t. y_i (Z_i theta + b) + xi_i >= 1,   xi >= 0,                                (hinge)
+         s_r (Z_{i_r} theta + b) >= h_r     for the active sign rows r,
 
 where a sign row states f(x_i) >= 0 (s = +1, h = 0) or f(x_i) <= -delta (s = -1,
 h = delta): the branches of NORDIC-2's disjunctions (:mod:`nordicstats.solvers.lazy_mip`).
+With row multipliers mu (hinge) and nu >= 0 (sign rows), and
+v = Y mu + sum_r s_r nu_r e_{i_r}, its LP dual is::
+
+    max  1'mu + h'nu
+    s.t. 1'v = 0                       (b)
+         -1 <= (Z'v)_j <= 1            (theta_j), j = 1, ..., p
+         0 <= mu_i <= u_i,  nu >= 0,
+
+and theta_j, b are the multipliers of its rows.  This is the LP that HiGHS solves:
+its basis has one row per theta coordinate in the LP and the n box-bounded mu are
+handled by bound flips, where the primal's basis has n rows and twice the dense
+columns (theta+ and theta-); the dual simplex took about a tenth of the iterations
+and a third of the time of the primal on the same columns (``docs/notes/scaling.md``).
 
 With a kernel Z = K has n dense columns, but the l1 penalty makes the optimal theta
-sparse (50 nonzeros of 1,000 at n = 1,000, K = 5, C = 1, see
-``docs/notes/scaling.md``).  So the LP starts with b and the slacks only, and a
-column j enters when its reduced cost is negative: with row duals mu >= 0 (hinge)
-and nu >= 0 (sign rows) and v_i = y_i mu_i + sum_{r: i_r = i} s_r nu_r::
-
-    reduced cost of theta+_j = 1 - (Z'v)_j,   of theta-_j = 1 + (Z'v)_j.
-
-When no column outside the LP has ``|(Z'v)_j| > 1 + PRICING_TOL`` the restricted
-LP's optimum is the full LP's (its dual is feasible for every column).  A restricted
-LP that sign rows make infeasible gets the columns of those rows' points (with a
-kernel, theta_j = omega_j moves f(x_j) alone most), then every column; only the
-full LP's infeasibility is reported.  Every
-restart is warm: HiGHS keeps the basis when columns or rows are added, when slack
-costs change (a C grid) and when sign rows are switched on or off (bounds only).
+sparse (26-50 nonzeros of 1,000 at n = 1,000, K = 5, C = 1).  So the dual starts
+with the row of b only and a row j enters (a cutting plane; in the primal, column
+theta_j enters) when ``|(Z'v)_j| > 1 + PRICING_TOL``; once none does, the
+restricted dual's optimum is feasible for every row, and the full LP's optimum.
+Added rows keep the basis dual feasible, so HiGHS's dual simplex restarts from it.
+Sign rows are nu columns fixed at 0 when switched off (bounds only); slack costs are
+the upper bounds of mu (a C grid); every restart is warm.  Rows whose slack is basic
+(theta_j = 0) are deleted before new ones come in, each row once at most, so the LP
+stays near the support without cycling.  A restricted dual that sign rows make
+unbounded (the restricted primal is infeasible) gets the rows that cut HiGHS's ray
+(Farkas pricing); when no row does, the ray proves the node infeasible.
 """
 
 from __future__ import annotations
+
+import time
+from dataclasses import dataclass
 
 import numpy as np
 
 from nordicstats.exceptions import SolverError
 
-__all__ = ["BoundaryLP", "quiet_highs", "HIGHS_OPTIONS", "PRICING_TOL", "COLUMN_BATCH"]
+__all__ = ["BoundaryLP", "LPStats", "quiet_highs", "HIGHS_OPTIONS", "PRICING_TOL",
+           "COLUMN_BATCH", "DROP_SLACK_ROWS", "RAY_TOL"]
 
 HIGHS_OPTIONS = {"primal_feasibility_tolerance": 1e-9, "dual_feasibility_tolerance": 1e-9}
-#: A column enters when ``|(Z'v)_j|`` exceeds 1 by more than this (HiGHS's dual tolerance).
+#: Row j (theta_j) enters when ``|(Z'v)_j|`` exceeds 1 by more than this (HiGHS's tolerance).
 PRICING_TOL = 1e-9
-#: Most columns added per pricing round (the most negative reduced costs first).
+#: Most rows added per pricing round (the most violated first).
 COLUMN_BATCH = 100
+#: A ray of the restricted dual certifies infeasibility when every ``|(Z'v_d)_j|`` is below
+#: this times the sum of the magnitudes of its terms (cancellation to rounding).
+RAY_TOL = 1e-9
+#: Delete rows whose slack is basic before adding new ones (each theta_j once at most).
+DROP_SLACK_ROWS = True
 
 
 def quiet_highs(highspy):
@@ -56,6 +75,34 @@ def quiet_highs(highspy):
     return lp
 
 
+@dataclass
+class LPStats:
+    """Where a :class:`BoundaryLP`'s time went (summed over its solves).
+
+    Attributes
+    ----------
+    solves : int
+        Calls of ``solve`` that ran HiGHS (a solve with nothing changed since the last
+        one returns the stored optimum and is not counted).
+    runs, simplex_iterations : int
+        HiGHS runs (one per pricing round) and their simplex iterations.
+    rows_added, rows_dropped : int
+        Rows (Z'v)_j put into and deleted from the dual.
+    highs_seconds, pricing_seconds, building_seconds : float
+        Wall-clock seconds in HiGHS's simplex, in pricing (Z'v and the choice of
+        rows), and in building and passing rows and columns to HiGHS.
+    """
+
+    solves: int = 0
+    runs: int = 0
+    simplex_iterations: int = 0
+    rows_added: int = 0
+    rows_dropped: int = 0
+    highs_seconds: float = 0.0
+    pricing_seconds: float = 0.0
+    building_seconds: float = 0.0
+
+
 class BoundaryLP:
     """The L1-SVM LP of one boundary (see the module docstring), kept warm in HiGHS.
 
@@ -65,6 +112,15 @@ class BoundaryLP:
         f(x_i) = Z_i theta + b (the kernel matrix, or X for a linear problem).
     y : ndarray of shape (n,)
         Signs y_i^(k) in {-1, +1}.
+
+    Attributes
+    ----------
+    columns : list of int
+        The theta coordinates j in the LP (the rows (Z'v)_j of the dual).
+    sign_rows : dict
+        (i, s) -> index of nu_r among the dual's variables.
+    stats : LPStats
+        Counts and seconds of the solves so far.
 
     Examples
     --------
@@ -85,77 +141,81 @@ class BoundaryLP:
         lp = quiet_highs(highspy)
         for name, value in HIGHS_OPTIONS.items():
             lp.setOptionValue(name, value)
-        # columns: b (free) then xi_1..xi_n; hinge row i: y_i b + xi_i >= 1
-        lp.addVars(n + 1, np.concatenate([[-np.inf], np.zeros(n)]), np.full(n + 1, np.inf))
-        starts = np.arange(0, 2 * n, 2, dtype=np.int32)
-        index = np.column_stack([np.zeros(n, dtype=np.int32),
-                                 np.arange(1, n + 1, dtype=np.int32)]).ravel()
-        values = np.column_stack([self.y, np.ones(n)]).ravel()
-        lp.addRows(n, np.ones(n), np.full(n, np.inf), 2 * n, starts, index, values)
+        # variables mu_1..mu_n, cost -1 (HiGHS minimises -(1'mu + h'nu)); row 0: y'mu = 0
+        lp.addVars(n, np.zeros(n), np.zeros(n))
+        lp.changeColsCost(n, np.arange(n, dtype=np.int32), np.full(n, -1.0))
+        lp.addRows(1, np.zeros(1), np.zeros(1), n, np.zeros(1, dtype=np.int32),
+                   np.arange(n, dtype=np.int32), self.y)
         self.lp = lp
-        self.columns = []  # theta indices j in the LP: theta+_j, theta-_j at n+1+2t, n+2+2t
+        self.columns = []  # theta index j of dual row 1 + t
         self._in_lp = np.zeros(self.Z.shape[1], dtype=bool)
-        self.sign_rows = {}  # (i, s) -> LP row; s = +1: f(x_i) >= 0, s = -1: f(x_i) <= -delta
+        self._dropped = np.zeros(self.Z.shape[1], dtype=bool)  # each row leaves at most once
+        self.sign_rows = {}  # (i, s) -> variable n + r; s = +1: f(x_i) >= 0, -1: <= -delta
         self._row_point, self._row_sign = [], []
+        self._active, self._costs = frozenset(), None
+        self._optimum = None  # (theta, b, objective) until the LP changes
+        self.stats = LPStats()
 
     @property
     def n(self):
         return self.Z.shape[0]
 
     def set_costs(self, costs):
-        """Slack costs u_i (C times the hinge weights of this boundary)."""
+        """Slack costs u_i (C times the hinge weights of this boundary): mu_i <= u_i."""
         costs = np.ascontiguousarray(np.broadcast_to(np.asarray(costs, dtype=float), (self.n,)))
-        self.lp.changeColsCost(self.n, np.arange(1, self.n + 1, dtype=np.int32), costs)
+        if self._costs is not None and np.array_equal(costs, self._costs):
+            return
+        self.lp.changeColsBounds(self.n, np.arange(self.n, dtype=np.int32), np.zeros(self.n),
+                                 costs)
+        self._costs, self._optimum = costs.copy(), None
 
     def set_sign_rows(self, active, margin):
         """Switch on exactly the sign rows ``active`` (pairs (i, s)); others are relaxed.
 
-        s = +1 asks f(x_i) >= 0, s = -1 asks f(x_i) <= -``margin``.
+        s = +1 asks f(x_i) >= 0, s = -1 asks f(x_i) <= -``margin`` (nu_r costs -h_r).
         """
-        active = set(active)
+        active = frozenset(active)
+        if active == self._active:
+            return
         for key in active - set(self.sign_rows):
             self._add_sign_row(*key)
-        for key, row in self.sign_rows.items():
-            lower = (0.0 if key[1] > 0 else margin) if key in active else -np.inf
-            self.lp.changeRowBounds(row, lower, np.inf)
+        for key in active ^ self._active:
+            on, column = key in active, self.sign_rows[key]
+            self.lp.changeColBounds(column, 0.0, np.inf if on else 0.0)
+            self.lp.changeColCost(column, -(margin if on and key[1] < 0 else 0.0))
+        self._active, self._optimum = active, None
 
     def _add_sign_row(self, i, s):
-        coef = s * self.Z[i, self.columns]
-        index = np.concatenate([[0], self._pair_positions()]).astype(np.int32)
-        values = np.concatenate([[s], np.column_stack([coef, -coef]).ravel()])
-        self.lp.addRows(1, np.array([-np.inf]), np.array([np.inf]), index.size,
-                        np.zeros(1, dtype=np.int32), index, values)
+        values = np.concatenate([[s], s * self.Z[i, self.columns]])
+        self.lp.addCol(0.0, 0.0, 0.0, values.size, np.arange(values.size, dtype=np.int32),
+                       values)
         self.sign_rows[(i, s)] = self.n + len(self._row_point)
         self._row_point.append(i)
         self._row_sign.append(float(s))
 
-    def _pair_positions(self):
-        t = np.arange(len(self.columns))
-        return np.column_stack([self.n + 1 + 2 * t, self.n + 2 + 2 * t]).ravel()
-
     def add_columns(self, new):
-        """Put the columns ``new`` (theta indices not yet in the LP) into the LP."""
+        """Put the theta coordinates ``new`` (not yet in the LP) in: rows (Z'v)_j of the dual."""
         new = np.asarray(new, dtype=int)
         new = new[~self._in_lp[new]]
         if new.size == 0:
             return
-        rows = np.concatenate([self.y[:, None] * self.Z[:, new],
-                               np.asarray(self._row_sign)[:, None]
-                               * self.Z[np.asarray(self._row_point, dtype=int)][:, new]])
-        pair = np.repeat(rows, 2, axis=1)
-        pair[:, 1::2] *= -1.0
-        nz = pair != 0.0
-        starts = np.concatenate([[0], np.cumsum(nz.sum(axis=0))[:-1]]).astype(np.int32)
-        index = np.nonzero(nz.T)[1].astype(np.int32)
-        values = pair.T[nz.T]
-        count = 2 * new.size
-        self.lp.addCols(count, np.ones(count), np.zeros(count), np.full(count, np.inf),
-                        index.size, starts, index, values)
+        start = time.perf_counter()
+        points = np.asarray(self._row_point, dtype=int)
+        block = np.hstack([self.Z[:, new].T * self.y,
+                           self.Z[points][:, new].T * np.asarray(self._row_sign)])
+        nz = block != 0.0
+        starts = np.concatenate([[0], np.cumsum(nz.sum(axis=1))[:-1]]).astype(np.int32)
+        index = np.nonzero(nz)[1].astype(np.int32)
+        ones = np.ones(new.size)
+        self.lp.addRows(new.size, -ones, ones, index.size, starts, index, block[nz])
         self.columns.extend(new.tolist())
         self._in_lp[new] = True
+        self._optimum = None
+        self.stats.rows_added += new.size
+        self.stats.building_seconds += time.perf_counter() - start
 
     def solve(self, costs=None):
-        """Optimise (pricing columns in until none has a negative reduced cost).
+        """Optimise (adding rows of the dual until none is violated).
 
         Returns
         -------
@@ -164,45 +224,109 @@ class BoundaryLP:
         """
         if costs is not None:
             self.set_costs(costs)
+        if self._optimum is not None:
+            return self._optimum
+        self.stats.solves += 1
+        status_of = self._highspy.HighsModelStatus
         while True:
-            self.lp.run()
-            status = self.lp.getModelStatus()
-            if status == self._highspy.HighsModelStatus.kInfeasible:
-                # the restricted LP may lack the columns that satisfy the sign rows: add
-                # those of the sign rows' points, then all; infeasible with all is final
-                missing = self._missing_for_infeasibility()
-                if missing.size == 0:
+            status = self._run()
+            if status in (status_of.kUnbounded, status_of.kUnboundedOrInfeasible):
+                # the dual is feasible (mu = nu = 0), so the restricted primal is
+                # infeasible: it may lack the columns that satisfy the sign rows
+                missing = self._rows_cutting_the_ray()
+                if missing is None:
                     return None
                 self.add_columns(missing)
                 continue
-            if status != self._highspy.HighsModelStatus.kOptimal:
+            if status != status_of.kOptimal:
                 text = self.lp.modelStatusToString(status)
                 raise SolverError(f"the L1-SVM LP failed: {text}", solver="highs", status=text)
-            new = self._entering_columns(np.asarray(self.lp.getSolution().row_dual))
+            new = self._entering_columns(np.asarray(self.lp.getSolution().col_value))
             if new.size == 0:
                 break
+            if DROP_SLACK_ROWS:
+                self._drop_slack_rows()
             self.add_columns(new)
-        x = np.asarray(self.lp.getSolution().col_value)
+        multipliers = -np.asarray(self.lp.getSolution().row_dual)
         theta = np.zeros(self.Z.shape[1])
-        pairs = x[self.n + 1:].reshape(-1, 2)
-        theta[self.columns] = pairs[:, 0] - pairs[:, 1]
-        return theta, float(x[0]), float(self.lp.getInfo().objective_function_value)
+        theta[self.columns] = multipliers[1:]
+        self._optimum = (theta, float(multipliers[0]),
+                         -float(self.lp.getInfo().objective_function_value))
+        return self._optimum
 
-    def _missing_for_infeasibility(self):
+    def _run(self):
+        start = time.perf_counter()
+        self.lp.run()
+        self.stats.highs_seconds += time.perf_counter() - start
+        self.stats.runs += 1
+        self.stats.simplex_iterations += int(self.lp.getInfo().simplex_iteration_count)
+        return self.lp.getModelStatus()
+
+    def _drop_slack_rows(self):
+        """Delete the rows whose slack is basic (theta_j = 0), each row once at most.
+
+        Their multipliers are zero, so the basis stays optimal and valid without them;
+        a dropped row comes back through pricing when it is violated again, and
+        stays then (so the cutting planes end).
+        """
+        status = self.lp.getBasis().row_status
+        basic = self._highspy.HighsBasisStatus.kBasic
+        columns = np.asarray(self.columns, dtype=int)
+        slack = np.array([status[1 + t] == basic for t in range(columns.size)], dtype=bool)
+        slack &= ~self._dropped[columns]
+        if not slack.any():
+            return
+        positions = np.flatnonzero(slack)
+        self.lp.deleteRows(positions.size, (1 + positions).astype(np.int32))
+        self._dropped[columns[positions]] = True
+        self._in_lp[columns[positions]] = False
+        self.columns = columns[~slack].tolist()
+        self.stats.rows_dropped += positions.size
+
+    def _rows_cutting_the_ray(self):
+        """Rows that bound the restricted dual's ray, or None if it is a Farkas certificate.
+
+        An unbounded ray moves only nu (mu is boxed): d >= 0 with s'd = 0 and
+        (Z'v_d)_j = 0 on the rows in the LP, v_d = sum_r s_r d_r e_{i_r}, along which
+        h'nu grows.  Rows j outside with (Z'v_d)_j != 0 cut it off (Farkas pricing:
+        the most violated first).  When no row does -- every ``|(Z'v_d)_j|`` is below
+        ``RAY_TOL`` times the size of its terms -- the ray proves the primal (sign
+        rows included) infeasible.  Without a usable ray (HiGHS gives none) the rows
+        of the sign rows' points come in, then every row, as a fallback.
+        """
+        _, has_ray, ray = self.lp.getPrimalRay()
+        if has_ray and self._row_point:
+            d = np.asarray(ray, dtype=float)[self.n:self.n + len(self._row_point)]
+            weights = np.asarray(self._row_sign) * d
+            rows = self.Z[np.asarray(self._row_point, dtype=int)]
+            cut = np.abs(weights @ rows)
+            scale = np.abs(weights) @ np.abs(rows)
+            violated = (cut > RAY_TOL * scale) & ~self._in_lp
+            if not violated.any():
+                return None if np.all(cut[self._in_lp] <= RAY_TOL * scale[self._in_lp]) else \
+                    self._fallback_rows()
+            order = np.flatnonzero(violated)
+            return order[np.argsort(-cut[order] / scale[order], kind="stable")[:COLUMN_BATCH]]
+        return self._fallback_rows()
+
+    def _fallback_rows(self):
         first = np.zeros(0, dtype=int)
         if self.Z.shape[0] == self.Z.shape[1]:  # a kernel: column j belongs to point j
             points = np.unique(np.asarray(self._row_point, dtype=int))
             first = points[~self._in_lp[points]]
-        return first if first.size else np.flatnonzero(~self._in_lp)
+        rest = first if first.size else np.flatnonzero(~self._in_lp)
+        return rest if rest.size else None
 
-    def _entering_columns(self, duals):
-        v = self.y * duals[:self.n]
+    def _entering_columns(self, values):
+        start = time.perf_counter()
+        v = self.y * values[:self.n]
         if self._row_point:
             np.add.at(v, np.asarray(self._row_point, dtype=int),
-                      np.asarray(self._row_sign) * duals[self.n:])
+                      np.asarray(self._row_sign) * values[self.n:])
         excess = np.abs(self.Z.T @ v) - 1.0
         excess[self._in_lp] = -np.inf
         candidates = np.flatnonzero(excess > PRICING_TOL)
         if candidates.size > COLUMN_BATCH:
             candidates = candidates[np.argsort(-excess[candidates], kind="stable")[:COLUMN_BATCH]]
+        self.stats.pricing_seconds += time.perf_counter() - start
         return np.sort(candidates)
