@@ -1,0 +1,170 @@
+"""NORDIC-0 by an active set on the ordering increments with a compiled SMO loop inside.
+
+The outer loop is the active set of :mod:`nordicstats.solvers.nordic0` (free
+increments F, Lawson-Hanson moves, :class:`~nordicstats.solvers.nordic0.IncrementState`);
+for a fixed F the reduced dual is solved by the numba loop of
+:mod:`nordicstats.solvers.nordic0_smo_core` (two-variable steps on the shared-omega
+gradient, the rank-|F| correction through the kernel columns of the free rows)
+instead of ``active_set``'s working sets of ~80 variables solved by quadprog.
+
+How far each part is solved:
+
+* **Rounds.**  The SMO loop runs to a pair tolerance ``tol`` (decision-value units);
+  then the free set is updated at the same tolerance (``max(tol,`` ``ORDER_TOL)``:
+  increments below -tol leave, ordering multipliers psi below -tol join).  While F
+  changes the tolerance is kept; once it does not, it is divided by 10, starting from
+  ``coarse_tol`` = 0.1 (the early rounds need no accurate inner optimum).
+* **Stop.**  From a tolerance of 1e-3 on (libsvm's default) the relative duality gap
+  from the running G = K omega with the intercepts by pooling is checked; the loop
+  stops when it is below half the certificate's
+  :data:`~nordicstats.solvers.certificate.GAP_TOL` and no increment or ordering
+  multiplier violates ``ORDER_TOL`` (half the certificate's
+  :data:`~nordicstats.solvers.certificate.VIOLATION_TOL`; a negative psi left out of
+  F shows as a stationarity residual, a negative increment as an ordering violation).
+
+Each inner solve starts from the last point (alpha stays dual feasible whatever F
+is) and hands back H = K (Y * alpha), from which delta_F and G are recomputed
+exactly (:meth:`IncrementState.refresh`), so the rounding drift of G's rank-one
+updates is removed at every round; H itself is recomputed from alpha at the end.
+Kernel rows come from the dense matrix or, for a
+:class:`~nordicstats.kernels.KernelMatrix`, from the row cache of the NORDIC-1 SMO
+solver.  The answer is certified on the full problem
+(:func:`~nordicstats.solvers.certificate.certified_result`).  Design and
+measurements: docs/notes/scaling.md.
+"""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+
+from nordicstats.solvers.certificate import GAP_TOL, VIOLATION_TOL
+from nordicstats.solvers.decomposition import intercepts_by_pooling
+from nordicstats.solvers.nordic0 import (
+    DEFAULT_COARSE_TOL,
+    DEFAULT_MAX_ADD,
+    IncrementState,
+    nordic0_result,
+    starting_point,
+)
+from nordicstats.solvers.nordic0_smo_core import nordic0_smo_loop
+from nordicstats.solvers.smo import DEFAULT_CACHE_MB, FIRST_TOL, SMALLEST_TOL, _row_cache
+
+__all__ = ["solve_nordic0_smo", "ORDER_TOL"]
+
+#: Tolerance of the last free-set updates (increments and ordering multipliers).
+ORDER_TOL = VIOLATION_TOL / 2
+
+
+def solve_nordic0_smo(problem, warm_start=None, cache_mb=DEFAULT_CACHE_MB, max_iter=None,
+                      max_add=None, coarse_tol=DEFAULT_COARSE_TOL):
+    """Solve NORDIC-0 (eqs. constraint_b, constraint_omega) to the certificate by SMO.
+
+    Parameters
+    ----------
+    problem : NordicProblem
+        ``method="nordic0"``, ``penalty="l2"``; ``gram`` a dense array or a
+        :class:`~nordicstats.kernels.KernelMatrix`.
+    warm_start : mapping, optional
+        ``{"alpha", "gamma", "C"}`` from a fit of the same data (another C of a grid;
+        rescaled by ``problem.C / C``).  The cold start is alpha = 0.
+    cache_mb : float, default=200
+        Memory of the kernel-row cache (used when ``gram`` is a ``KernelMatrix``).
+    max_iter : int, optional
+        SMO steps over all rounds; default max(10^7, 500 n (K-1)).
+    max_add : int, optional
+        Increments added to the free set per round; default ``max(50, n // 20)``.
+    coarse_tol : float, default=0.1
+        Pair and free-set tolerance of the first rounds.
+
+    Returns
+    -------
+    SolverResult
+        ``solver="nordic0_smo"``; multipliers alpha, gamma and psi as ``active_set``'s.
+    """
+    _check(problem, cache_mb, max_iter, max_add, coarse_tol)
+    clock = time.perf_counter()
+    n, m = problem.signs.shape
+    max_add = max(DEFAULT_MAX_ADD, n // 20) if max_add is None else int(max_add)
+    budget = max(10 ** 7, 500 * n * m) if max_iter is None else int(max_iter)
+    alpha, gamma, origin = starting_point(problem, warm_start)
+    state = IncrementState(problem, alpha, gamma)
+    loop = _Loop(problem, cache_mb)
+    tol, steps, rounds, status = max(float(coarse_tol), FIRST_TOL), 0, 0, "optimal"
+    while True:
+        it, code = loop.run(state, tol, budget - steps)
+        steps, rounds = steps + it, rounds + 1
+        if code != 0:
+            status = "iteration_limit"
+            break
+        if m > 1 and state.update_free_set(max(tol, ORDER_TOL), max_add):
+            continue
+        if tol <= FIRST_TOL and relative_gap(problem, state) <= GAP_TOL / 2:
+            if m < 2 or not state.update_free_set(ORDER_TOL, max_add):
+                break
+        elif tol <= SMALLEST_TOL:
+            break
+        else:
+            tol /= 10.0
+    state.refresh(full=True)
+    return nordic0_result(problem, state, "nordic0_smo", status, steps, rounds, origin,
+                          time.perf_counter() - clock, info=loop.info(tol))
+
+
+class _Loop:
+    """The compiled loop's fixed arrays (labels, bounds, K_ii, the row cache)."""
+
+    def __init__(self, problem, cache_mb):
+        self.cache = _row_cache(problem.gram, cache_mb)
+        self.Y = np.ascontiguousarray(problem.signs.T, dtype=float)
+        self.U = np.ascontiguousarray(problem.upper_bounds.T, dtype=float)
+        self.diag = self.cache.diagonal()
+        self.chain = self.Y.shape[0] > 1
+
+    def run(self, state, tol, max_iter):
+        """SMO steps on the reduced dual of ``state``'s free set; (steps, status code)."""
+        alpha, H, G = (np.ascontiguousarray(x.T) for x in (state.alpha, state.Hk, state.G))
+        gamma = np.ascontiguousarray(state.gamma, dtype=float)
+        KF = np.ascontiguousarray(state.K_free.T, dtype=float)
+        JF = np.ascontiguousarray(state.free[:, 0], dtype=np.int64)
+        S_root = np.ascontiguousarray(state.S_root, dtype=float)
+        it, code, _ = nordic0_smo_loop(self.Y, self.U, alpha, gamma, G, H, self.diag, KF, JF,
+                                       S_root, self.chain, tol, max(int(max_iter), 0),
+                                       *self.cache.arrays())
+        state.alpha, state.Hk, state.gamma = alpha.T.copy(), H.T.copy(), gamma
+        state.refresh(full=False)  # delta_F and G from H, exactly
+        return int(it), int(code)
+
+    def info(self, tol):
+        """Last tolerance, the steps by kind and the cache's use."""
+        hits, misses, same, cross = (int(v) for v in self.cache.counters[1:5])
+        return {"tolerance": tol, "cache_hits": hits, "cache_misses": misses,
+                "cache_bytes": self.cache.nbytes, "steps": {"pair": same, "cross_pair": cross}}
+
+
+def relative_gap(problem, state):
+    """(P - D) / max(1, |P|) at ``state`` from its running G, intercepts by pooling.
+
+    P - D = sum_k omega_k' G_k + sum U xi - e'alpha, xi = (1 - y (G + b))_+.
+    """
+    omega = state.omega()
+    b = intercepts_by_pooling(problem, state.G)
+    slack = np.maximum(0.0, 1.0 - problem.signs * (state.G + b))
+    quad = float(np.sum(omega * state.G))
+    primal = 0.5 * quad + float(np.sum(problem.upper_bounds * slack))
+    return (primal - (float(state.alpha.sum()) - 0.5 * quad)) / max(1.0, abs(primal))
+
+
+def _check(problem, cache_mb, max_iter, max_add, coarse_tol):
+    if problem.method != "nordic0" or problem.penalty != "l2":
+        raise ValueError("solver='nordic0_smo' handles method='nordic0' with penalty 'l2'; got "
+                         f"method={problem.method!r}, penalty={problem.penalty!r}.")
+    if problem.gram is None:
+        raise ValueError("solver='nordic0_smo' needs problem.gram (a dense array or a "
+                         "KernelMatrix).")
+    for name, value in (("cache_mb", cache_mb), ("max_iter", max_iter), ("max_add", max_add),
+                        ("coarse_tol", coarse_tol)):
+        if value is not None and (isinstance(value, bool) or not value > 0):
+            raise ValueError(f"The '{name}' option of the nordic0_smo solver must be positive. "
+                             f"Got {value!r} instead.")
