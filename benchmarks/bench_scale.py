@@ -31,7 +31,9 @@ Parts:
   from the stored rows only.
 
 Rows are appended to ``benchmarks/results/scale/{kernel,linear}.jsonl`` as each fit
-ends; a rerun skips the keys already stored (resumable).  ``--quick``: n = 1,000,
+ends (``--rows FILE``: the kernel rows to another file of that folder, so that rows of
+an earlier solver stay for comparison, e.g. ``kernel_nordic0_smo.jsonl``); a rerun
+skips the keys already stored (resumable).  ``--quick``: n = 1,000,
 K = 3 and 5, C = 2^-4, 1, 2^4, 60 s per fit.
 
 Run (low priority, one BLAS thread)::
@@ -283,7 +285,7 @@ def warm_up(methods):
 
 
 def run_kernel(args):
-    path = RESULTS / "kernel.jsonl"
+    path = RESULTS / args.rows
     done = {_key(r) for r in stored(path)}
     warm_up(args.methods)
     for n in args.n:
@@ -439,6 +441,9 @@ def main():
     parser.add_argument("--C", nargs="+", type=float, default=list(C_GRID))
     parser.add_argument("--linear-n", nargs="+", type=int, default=[100_000, 1_000_000])
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--rows", default="kernel.jsonl",
+                        help="file of the kernel rows under benchmarks/results/scale (a new "
+                             "file keeps the stored rows of an earlier solver for comparison)")
     parser.add_argument("--limit", type=float, default=300.0, help="seconds per fit")
     parser.add_argument("--memory-mb", type=float, default=6000.0,
                         help="address-space limit of each fit's process")

@@ -118,7 +118,8 @@ def _shift_gradient(t, Ki, Kj, m, KF, JF, S_root, R_diff, G, free_sum, common, t
 
 @numba.njit(cache=True)
 def nordic0_smo_loop(Y, U, alpha, gamma, G, H, diag, KF, JF, S_root, chain, tol, max_iter,
-                     kind, gram, X, sqnorm, params, rows, slot_of, owner, stamp, counters):
+                     relax_same, relax_cross, kind, gram, X, sqnorm, params, rows, slot_of,
+                     owner, stamp, counters):
     """Run SMO steps on the reduced dual in place until no pair violation exceeds tol.
 
     Parameters
@@ -141,6 +142,8 @@ def nordic0_smo_loop(Y, U, alpha, gamma, G, H, diag, KF, JF, S_root, chain, tol,
     tol : float
         Stopping tolerance on the pair violations (decision-value units).
     max_iter : int
+    relax_same, relax_cross : float
+        Factors (in (0, 2)) of the exact step on one boundary and across boundaries.
     kind, gram, X, sqnorm, params, rows, slot_of, owner, stamp, counters
         The kernel-row cache (:meth:`~nordicstats.solvers.smo_core.RowCache.arrays`).
 
@@ -176,7 +179,8 @@ def nordic0_smo_loop(Y, U, alpha, gamma, G, H, diag, KF, JF, S_root, chain, tol,
         for q in range(rank):
             R_i[q] -= R_j[q]
             curv += R_i[q] * R_i[q]
-        t = ((Y[a, i] - G[a, i]) - (Y[c, j] - G[c, j])) / max(curv, _TAU)
+        t = (relax_same if a == c else relax_cross) * (
+            (Y[a, i] - G[a, i]) - (Y[c, j] - G[c, j])) / max(curv, _TAU)
         t = _move_pair(i, a, j, c, t, Y, U, alpha, gamma)
         counters[3 if a == c else 4] += 1
         if t > 0.0:
