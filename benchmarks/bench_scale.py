@@ -28,7 +28,7 @@ Parts:
   (``cov_type="auto"``), and liblinear's K-1 fits (``LinearSVC(loss="hinge",
   dual=True)``), each in its own child;
 * ``--figures``: the figures of ``docs/notes/scaling.md`` and a Markdown summary,
-  from the stored rows only.
+  from the stored rows only (with ``--rows FILE`` also a table of that file's rows).
 
 Rows are appended to ``benchmarks/results/scale/{kernel,linear}.jsonl`` as each fit
 ends (``--rows FILE``: the kernel rows to another file of that folder, so that rows of
@@ -350,6 +350,8 @@ def figures(args):
         plt.close(fig)
         _time_against_n(plt, rows, Ks)
     print(summary_table(rows))
+    if args.rows != "kernel.jsonl":
+        print(row_table(stored(RESULTS / args.rows)))
     print(linear_table(stored(RESULTS / "linear.jsonl")))
     print(profile_table(stored(RESULTS / "profile_nordic2.jsonl")))
 
@@ -399,6 +401,20 @@ def summary_table(rows):
         extra = f" ({killed} killed)" if killed else ""
         lines.append(f"| {g[0]} | {g[1]} | {g[2]} | {g[3]:,} | {len(sel)}{extra} | {med} | "
                      f"{top} | {cert}/{len(sel)} |")
+    return "\n".join(lines)
+
+
+def row_table(rows):
+    """Markdown: one line per stored kernel row (a file given by ``--rows``)."""
+    lines = ["| design | n | K | C | solver | seconds | libsvm s | ratio | status | gap | steps "
+             "| peak MB |", "|---|---|---|---|---|---|---|---|---|---|---|---|"]
+    for r in sorted(rows, key=lambda r: (r["n"], r["design"], r["K"], r["C"])):
+        ratio = "-" if r.get("ratio") is None else f"{r['ratio']:.1f}"
+        gap = "-" if r.get("gap") is None else f"{r['gap']:.1e}"
+        lines.append(f"| {r['design']} | {r['n']:,} | {r['K']} | 2^{np.log2(r['C']):g} | "
+                     f"{r.get('solver', '-')} | {r.get('seconds', float('nan')):.2f} | "
+                     f"{r.get('libsvm_seconds', float('nan')):.3f} | {ratio} | {r['status']} | "
+                     f"{gap} | {r.get('iterations', '-')} | {r.get('peak_mb', float('nan')):.0f} |")
     return "\n".join(lines)
 
 
