@@ -49,7 +49,6 @@ from nordicstats.solvers.certificate import GAP_TOL, VIOLATION_TOL
 from nordicstats.solvers.decomposition import intercepts_by_pooling
 from nordicstats.solvers.nordic0 import (
     DEFAULT_COARSE_TOL,
-    DEFAULT_MAX_ADD,
     IncrementState,
     nordic0_result,
     starting_point,
@@ -58,7 +57,7 @@ from nordicstats.solvers.nordic0_polish import newton_on_face
 from nordicstats.solvers.nordic0_smo_core import nordic0_smo_loop
 from nordicstats.solvers.smo import DEFAULT_CACHE_MB, FIRST_TOL, SMALLEST_TOL, _row_cache
 
-__all__ = ["solve_nordic0_smo", "next_tolerance", "relative_gap", "ORDER_TOL"]
+__all__ = ["solve_nordic0_smo", "next_tolerance", "relative_gap", "ORDER_TOL", "SMO_MAX_ADD"]
 
 #: Tolerance of the last free-set updates (increments and ordering multipliers).
 ORDER_TOL = VIOLATION_TOL / 2
@@ -68,6 +67,13 @@ ORDER_TOL = VIOLATION_TOL / 2
 # 1/1.8, 1.5/1.5: K = 3 84,550, 47,587, 67,016, 56,123; K = 7 93,406, 79,084, 89,537,
 # 86,297 (the same optima).
 RELAX_SAME, RELAX_CROSS = 1.0, 1.5
+#: Increments added to the free set per round (at least; n // 500 above n = 5,000).
+#: Adding ``active_set``'s 50 at the coarse tolerance added mostly increments that
+#: left again one round each (Lawson-Hanson).  Steps at n = 1,000 with 50 / 20 / 10 / 5:
+#: overlap K = 3, C = 16: 79,653 / 65,452 / 49,577 / 40,435; likert K = 7, C = 16:
+#: 60,490 / 46,587 / 45,424 / 40,001; likert K = 5, C = 1: 4,706 / 4,389 / 3,834 / 3,780;
+#: overlap K = 5, C = 2^-4: 5,636 / 5,484 / 4,206 / 4,615 (5: more rounds, no faster).
+SMO_MAX_ADD = 10
 
 
 def solve_nordic0_smo(problem, warm_start=None, cache_mb=DEFAULT_CACHE_MB, max_iter=None,
@@ -87,7 +93,8 @@ def solve_nordic0_smo(problem, warm_start=None, cache_mb=DEFAULT_CACHE_MB, max_i
     max_iter : int, optional
         SMO steps over all rounds; default max(10^7, 500 n (K-1)).
     max_add : int, optional
-        Increments added to the free set per round; default ``max(50, n // 20)``.
+        Increments added to the free set per round; default ``max(10, n // 500)``
+        (see :data:`SMO_MAX_ADD`).
     coarse_tol : float, default=0.1
         Pair and free-set tolerance of the first rounds.
     polish : bool, default=True
@@ -104,7 +111,7 @@ def solve_nordic0_smo(problem, warm_start=None, cache_mb=DEFAULT_CACHE_MB, max_i
     _check(problem, cache_mb, max_iter, max_add, coarse_tol, polish)
     clock = time.perf_counter()
     n, m = problem.signs.shape
-    max_add = max(DEFAULT_MAX_ADD, n // 20) if max_add is None else int(max_add)
+    max_add = max(SMO_MAX_ADD, n // 500) if max_add is None else int(max_add)
     budget = max(10 ** 7, 500 * n * m) if max_iter is None else int(max_iter)
     alpha, gamma, origin = starting_point(problem, warm_start)
     state = IncrementState(problem, alpha, gamma)
