@@ -31,7 +31,9 @@ How far each part is solved:
 Each inner solve starts from the last point (alpha stays dual feasible whatever F
 is) and hands back H = K (Y * alpha), from which delta_F and G are recomputed
 exactly (:meth:`IncrementState.refresh`), so the rounding drift of G's rank-one
-updates is removed at every round; H itself is recomputed from alpha at the end.
+updates is removed at every round; H itself is recomputed from alpha at the end when
+K is a dense matrix (with rows on demand the rank-one updates of H are kept: the
+product would cost as much as the certificate's).
 Kernel rows come from the dense matrix or, for a
 :class:`~nordicstats.kernels.KernelMatrix`, from the row cache of the NORDIC-1 SMO
 solver.  The answer is certified on the full problem
@@ -45,6 +47,7 @@ import time
 
 import numpy as np
 
+from nordicstats.kernels import KernelMatrix
 from nordicstats.solvers.certificate import GAP_TOL, VIOLATION_TOL
 from nordicstats.solvers.decomposition import intercepts_by_pooling
 from nordicstats.solvers.nordic0 import (
@@ -139,7 +142,9 @@ def solve_nordic0_smo(problem, warm_start=None, cache_mb=DEFAULT_CACHE_MB, max_i
             break
         else:
             tol = next_tolerance(tol, gap)
-    state.refresh(full=True)
+    # H was kept exactly by the loop's and the Newton steps' updates (drift ~1e-12); a
+    # product with all n^2 kernel values from X would cost as much as the certificate's
+    state.refresh(full=not isinstance(state.K, KernelMatrix))
     return nordic0_result(problem, state, "nordic0_smo", status, steps, rounds, origin,
                           time.perf_counter() - clock,
                           info={**loop.info(tol), "newton_steps": polished})
