@@ -51,6 +51,7 @@ for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ.setdefault(_var, "1")
 
 import argparse  # noqa: E402
+import functools  # noqa: E402
 import json  # noqa: E402
 import multiprocessing  # noqa: E402
 import resource  # noqa: E402
@@ -243,7 +244,9 @@ def _key(row):
     return tuple(row.get(k) for k in KEY)
 
 
+@functools.cache
 def _commit():
+    """HEAD when the run started (``main`` asks first): the code the rows ran with."""
     try:
         return subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, check=True,
                               capture_output=True, text=True).stdout.strip()
@@ -445,6 +448,7 @@ def profile_table(rows):
 
 
 def main():
+    _commit()
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--part", choices=("kernel", "linear"), default="kernel")
     parser.add_argument("--quick", action="store_true")
