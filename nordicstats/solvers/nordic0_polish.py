@@ -14,10 +14,11 @@ A of alphas strictly inside their box, the intercepts b and the positive gammas 
 
 (stationarity G_k(i) + b_k = y_ik on A; the equality rows y_k'alpha_k + gamma_k -
 gamma_{k-1} = 0, r their residual; b_p = b_{p+1} where gamma_p > 0), with
-Q_AA = K_AA / m + R_A R_A' (R: the rank-|F| part, ``V Z``).  The step goes along
-(d_A, d_gamma) by the minimiser of the dual objective on that line, cut where the
-first alpha or gamma reaches its bound, so it is a descent step whether the face was
-right or not (a wrong face only shortens it); the SMO loop does the rest.
+Q_AA = K_AA / m + R_A R_A' (R: the low-rank part of the free increments, ``V Z``).
+The step goes along (d_A, d_gamma) by the minimiser of the dual objective on that
+line, cut where the first alpha or gamma reaches its bound, so it is a descent step
+whether the face was right or not (a wrong face only shortens it); the SMO loop does
+the rest.
 """
 
 from __future__ import annotations
@@ -28,7 +29,7 @@ from nordicstats.kernels import gram_block
 
 __all__ = ["newton_on_face", "MAX_FACE", "MAX_DROPS"]
 
-#: Largest |A| + m + |P| solved densely (a 3,000 x 3,000 solve is ~1 s).
+#: Largest KKT system (``|A| + m + |P|`` unknowns) solved densely (3,000: ~1 s).
 MAX_FACE = 3000
 #: Newton steps per call: each one cut by a bound puts one more variable on its bound.
 MAX_DROPS = 20

@@ -4,7 +4,7 @@ The outer loop is the active set of :mod:`nordicstats.solvers.nordic0` (free
 increments F, Lawson-Hanson moves, :class:`~nordicstats.solvers.nordic0.IncrementState`);
 for a fixed F the reduced dual is solved by the numba loop of
 :mod:`nordicstats.solvers.nordic0_smo_core` (two-variable steps on the shared-omega
-gradient, the rank-|F| correction through the kernel columns of the free rows)
+gradient, the low-rank correction through the kernel columns of the free rows)
 instead of ``active_set``'s working sets of ~80 variables solved by quadprog.
 
 How far each part is solved:
@@ -197,7 +197,7 @@ def next_tolerance(tol, gap):
 
 
 def relative_gap(problem, state):
-    """(P - D) / max(1, |P|) at ``state`` from its running G, intercepts by pooling.
+    """``(P - D) / max(1, |P|)`` at ``state`` from its running G, intercepts by pooling.
 
     P - D = sum_k omega_k' G_k + sum U xi - e'alpha, xi = (1 - y (G + b))_+.
     """

@@ -21,7 +21,7 @@ with the gammas between) moves **every** G_k:
     G_k += t (K_i - K_j) / m + t sum_J W_kJ u_J,   u_J = sum_{(J,l) in F} K_l d_(J,l),
     d = Z (R_(a,i) - R_(c,j)),   R_(k,i) = Z' (W_k. * K_{i,F}),
 
-at O(n (|F| + m)) per step, and its curvature is
+at ``O(n (|F| + m))`` per step, and its curvature is
 
     (K_ii + K_jj - 2 K_ij) / m + ||R_(a,i) - R_(c,j)||^2
 
@@ -131,11 +131,11 @@ def nordic0_smo_loop(Y, U, alpha, gamma, G, H, diag, KF, JF, S_root, chain, tol,
         (m, n); updated in place.
     diag : ndarray of shape (n,)
         K_ii.
-    KF : ndarray of shape (|F|, n)
+    KF : ndarray of shape (n_free, n)
         Kernel columns K_l of the free increments' rows l.
-    JF : ndarray of int of shape (|F|,)
+    JF : ndarray of int of shape (n_free,)
         0-based increment J - 1 of each free increment.
-    S_root : ndarray of shape (|F|, rank)
+    S_root : ndarray of shape (n_free, rank)
         Z with S^+ = Z Z'.
     chain : bool
         Whether the gammas (intercept ordering) take part (K > 2).
