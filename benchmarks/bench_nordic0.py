@@ -190,7 +190,8 @@ def main():
                         default="all")
     parser.add_argument("--sizes", type=int, nargs="*", default=[20, 30, 50, 75, 100, 150])
     args = parser.parse_args()
-    timed(NordicProblem(*nonlinear(30, 3), 1.0, method="nordic0"), "active_set")  # imports
+    for solver in ("active_set", "nordic0_smo"):  # imports, and the compiled loop's load
+        timed(NordicProblem(*nonlinear(30, 3), 1.0, method="nordic0"), solver)
     print(f"{os.cpu_count()} shared cores, BLAS threads {os.environ['OPENBLAS_NUM_THREADS']}, "
           f"load {load():.1f}")
     for name, run in (("auto", lambda: part_auto(args.sizes)), ("grid", part_grid),
