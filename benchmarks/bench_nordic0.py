@@ -13,6 +13,9 @@ Parts (``--part``; default all):
   fits (K-1 scikit-learn ``SVC`` per point).  Target: within 30x.
 * ``large``: one NORDIC-0 fit at n = 2,000 (nonlinear design) against libsvm
   BSVM on the same Gram matrix.  Target: within 30x.
+* ``solvers``: ``nordic0_smo`` against ``active_set`` and the K-1 libsvm fits on the
+  ``likert`` design of ``bench_scale.py`` (RBF gamma = 0.2), n = 1,000, K = 3, 5, 7,
+  C = 2^-4, 1, 2^4, all three in one process per case.  Target: <= 5x libsvm.
 * ``small``: NORDIC-1 and BSVM 27-fit grids (solver="auto") at n = 52, 79 and 208.
   Target: the small grids no slower than n = 208.
 
@@ -146,6 +149,25 @@ def part_large(n=2000):
           f"{res.info['free_increments']} free increments, {res.info['rounds']} rounds")
 
 
+def part_solvers(n=1000):
+    from bench_scale import GAMMA, baseline, make_design
+
+    print(f"\n== NORDIC-0 solvers against the K-1 libsvm fits, likert design, n = {n} "
+          f"(load {load():.1f}) ==")
+    for K in (3, 5, 7):
+        for C in (2.0 ** -4, 1.0, 2.0 ** 4):
+            X, y = make_design("likert", n, K, 0)
+            t_svm = baseline(X, y, K, C)[0]
+            problem = NordicProblem(make_kernel("rbf", gamma=GAMMA)(X, X), binary_signs(y, K),
+                                    C, method="nordic0")
+            line = f"K = {K}, C = {C:g}: libsvm {t_svm:.3f} s"
+            for solver in ("nordic0_smo", "active_set"):
+                seconds, res = timed(problem, solver)
+                line += (f" | {solver} {seconds:.2f} s = {seconds / t_svm:.1f}x, "
+                         f"{res.iterations:,} steps, {cert(res)}")
+            print(line, flush=True)
+
+
 def part_small():
     print(f"\n== NORDIC-1 / BSVM 27-fit grids, solver='auto' (load {load():.1f}) ==")
     times = {}
@@ -164,15 +186,17 @@ def part_small():
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--part", choices=["auto", "grid", "large", "small", "all"],
+    parser.add_argument("--part", choices=["auto", "grid", "large", "solvers", "small", "all"],
                         default="all")
     parser.add_argument("--sizes", type=int, nargs="*", default=[20, 30, 50, 75, 100, 150])
     args = parser.parse_args()
-    timed(NordicProblem(*nonlinear(30, 3), 1.0, method="nordic0"), "active_set")  # imports
+    for solver in ("active_set", "nordic0_smo"):  # imports, and the compiled loop's load
+        timed(NordicProblem(*nonlinear(30, 3), 1.0, method="nordic0"), solver)
     print(f"{os.cpu_count()} shared cores, BLAS threads {os.environ['OPENBLAS_NUM_THREADS']}, "
           f"load {load():.1f}")
     for name, run in (("auto", lambda: part_auto(args.sizes)), ("grid", part_grid),
-                      ("large", part_large), ("small", part_small)):
+                      ("large", part_large), ("solvers", part_solvers),
+                      ("small", part_small)):
         if args.part in (name, "all"):
             run()
 

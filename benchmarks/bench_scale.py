@@ -28,13 +28,14 @@ Parts:
   (``cov_type="auto"``), and liblinear's K-1 fits (``LinearSVC(loss="hinge",
   dual=True)``), each in its own child;
 * ``--figures``: the figures of ``docs/notes/scaling.md`` and a Markdown summary,
-  from the stored rows only.
+  from the stored rows only (with ``--rows FILE`` also a table of that file's rows).
 
 Rows are appended to ``benchmarks/results/scale/{kernel,linear}.jsonl`` as each fit
-ends (``--rows NAME``: the kernel rows go to that file instead, so rows of a new solver
-version do not replace the old ones; NORDIC-2 with the dual cutting-plane LPs is in
-``nordic2_dual_lp.jsonl``); a rerun skips the keys already stored (resumable).
-``--quick``: n = 1,000, K = 3 and 5, C = 2^-4, 1, 2^4, 60 s per fit.
+ends (``--rows FILE``: the kernel rows to another file of that folder, so that rows of
+an earlier solver stay for comparison, e.g. ``kernel_nordic0_smo.jsonl`` for NORDIC-0 by
+SMO and ``nordic2_dual_lp.jsonl`` for NORDIC-2 with the dual cutting-plane LPs); a
+rerun skips the keys already stored (resumable).  ``--quick``: n = 1,000, K = 3 and 5,
+C = 2^-4, 1, 2^4, 60 s per fit.
 
 Run (low priority, one BLAS thread)::
 
@@ -52,6 +53,7 @@ for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ.setdefault(_var, "1")
 
 import argparse  # noqa: E402
+import functools  # noqa: E402
 import json  # noqa: E402
 import multiprocessing  # noqa: E402
 import resource  # noqa: E402
@@ -251,7 +253,9 @@ def _key(row):
     return tuple(row.get(k) for k in KEY)
 
 
+@functools.cache
 def _commit():
+    """HEAD when the run started (``main`` asks first): the code the rows ran with."""
     try:
         return subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, check=True,
                               capture_output=True, text=True).stdout.strip()
@@ -361,6 +365,8 @@ def figures(args):
         plt.close(fig)
         _time_against_n(plt, rows, Ks)
     print(summary_table(rows))
+    if args.rows != "kernel.jsonl":
+        print(row_table(stored(RESULTS / args.rows)))
     print(linear_table(stored(RESULTS / "linear.jsonl")))
     print(profile_table(stored(RESULTS / "profile_nordic2.jsonl")))
     print(lp_profile_table(stored(RESULTS / "profile_nordic2.jsonl")))
@@ -432,6 +438,20 @@ def c_grid_table(rows):
     return "\n".join(lines)
 
 
+def row_table(rows):
+    """Markdown: one line per stored kernel row (a file given by ``--rows``)."""
+    lines = ["| design | n | K | C | solver | seconds | libsvm s | ratio | status | gap | steps "
+             "| peak MB |", "|---|---|---|---|---|---|---|---|---|---|---|---|"]
+    for r in sorted(rows, key=lambda r: (r["n"], r["design"], r["K"], r["C"])):
+        ratio = "-" if r.get("ratio") is None else f"{r['ratio']:.1f}"
+        gap = "-" if r.get("gap") is None else f"{r['gap']:.1e}"
+        lines.append(f"| {r['design']} | {r['n']:,} | {r['K']} | 2^{np.log2(r['C']):g} | "
+                     f"{r.get('solver', '-')} | {r.get('seconds', float('nan')):.2f} | "
+                     f"{r.get('libsvm_seconds', float('nan')):.3f} | {ratio} | {r['status']} | "
+                     f"{gap} | {r.get('iterations', '-')} | {r.get('peak_mb', float('nan')):.0f} |")
+    return "\n".join(lines)
+
+
 def linear_table(rows):
     lines = ["| n | what | seconds | status | gap | max violation | peak MB |",
              "|---|---|---|---|---|---|---|"]
@@ -481,6 +501,7 @@ def lp_profile_table(rows):
 
 
 def main():
+    _commit()
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--part", choices=("kernel", "linear"), default="kernel")
     parser.add_argument("--quick", action="store_true")
@@ -494,7 +515,8 @@ def main():
     parser.add_argument("--linear-n", nargs="+", type=int, default=[100_000, 1_000_000])
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--rows", default="kernel.jsonl",
-                        help="file under benchmarks/results/scale for the kernel rows")
+                        help="file of the kernel rows under benchmarks/results/scale (a new "
+                             "file keeps the stored rows of an earlier solver for comparison)")
     parser.add_argument("--limit", type=float, default=300.0, help="seconds per fit")
     parser.add_argument("--memory-mb", type=float, default=6000.0,
                         help="address-space limit of each fit's process")

@@ -193,7 +193,7 @@ def test_choose_solver_by_size():
                         X=np.ones((n_big, 2)))
     assert choose_solver(big) == ("primal" if importlib.util.find_spec("piqp") else "smo")
     nordic0 = make_problem(40, 3, method="nordic0")
-    assert choose_solver(nordic0) == "active_set"
+    assert choose_solver(nordic0) == "nordic0_smo"
     res = solve(large)
     assert res.solver == "smo"
 

@@ -1,4 +1,4 @@
-"""NORDIC-0's exact solver (solver="active_set") and the certificates of every solver.
+"""NORDIC-0's exact solvers ("active_set", "nordic0_smo") and the certificates of every solver.
 
 The reference nobody here wrote: Clarabel on the paper's primal through cvxpy
 (tests/primal_reference.py).  Orderings and certificates are recomputed here from
@@ -69,11 +69,13 @@ def _check_orderings(result):
     assert np.all(b[:-1] - b[1:] >= -1e-9)
 
 
+@pytest.mark.parametrize("solver", ["active_set", "nordic0_smo"])
 @pytest.mark.parametrize("n,K,gamma_scale,C,seed,callable_kernel", _random_cases())
-def test_random_problems_match_independent_primal(n, K, gamma_scale, C, seed, callable_kernel):
+def test_random_problems_match_independent_primal(n, K, gamma_scale, C, seed, callable_kernel,
+                                                  solver):
     problem = rbf_problem(n, K, gamma_scale, C, seed, callable_kernel)
-    result = solve(problem)  # solver="auto"
-    assert result.solver == "active_set" and result.status == "optimal"
+    result = solve(problem, solver=solver)
+    assert result.solver == solver and result.status == "optimal"
     assert result.objective == pytest.approx(solve_primal(problem), rel=OBJ_RTOL)
     _check_orderings(result)
     cert = certify(problem, result.dual_coef, result.intercept, result.multipliers)
@@ -107,17 +109,26 @@ def test_coarse_first_pass_reaches_the_one_pass_optimum():
         solve(problem, solver="active_set", coarse_tol=0.0)
 
 
-def test_model_fits_nordic0_with_rows_on_demand_above_the_threshold(monkeypatch):
+# active_set: the same iterates up to the rounding of kernel rows computed per call.
+# nordic0_smo: its path depends on that rounding, so the two fits are two certified
+# points (relative gap <= GAP_TOL), whose decision values differ by at most
+# sqrt(2 gap P) in the RKHS norm; measured 7e-6 here, the bound 1e-4 leaves a margin.
+@pytest.mark.parametrize("solver,rel,atol", [("active_set", 1e-9, 1e-6),
+                                             ("auto", GAP_TOL, 1e-4)])
+def test_model_fits_nordic0_with_rows_on_demand_above_the_threshold(monkeypatch, solver, rel,
+                                                                    atol):
     X, y = make_nonlinear(160, d=4, sigma=0.5, random_state=3)
-    dense_fit = NORDIC(y, X, method="nordic0", kernel="rbf", C=2.0).fit(cov_type="none")
+    dense_fit = NORDIC(y, X, method="nordic0", kernel="rbf", C=2.0,
+                       solver=solver).fit(cov_type="none")
     monkeypatch.setattr(model_module, "DENSE_GRAM_MAX_ROWS", 100)
-    model = NORDIC(y, X, method="nordic0", kernel="rbf", C=2.0)
+    model = NORDIC(y, X, method="nordic0", kernel="rbf", C=2.0, solver=solver)
     fit = model.fit(cov_type="none")
     assert model._gram is None  # the dense matrix was never formed
-    assert fit.solver_result.solver == "active_set" and fit.solver_result.status == "optimal"
-    assert fit.objective == pytest.approx(dense_fit.objective, rel=1e-9)
+    assert fit.solver_result.solver == (
+        "nordic0_smo" if solver == "auto" else solver) and fit.solver_result.status == "optimal"
+    assert fit.objective == pytest.approx(dense_fit.objective, rel=rel)
     np.testing.assert_allclose(fit.decision_function(X), dense_fit.decision_function(X),
-                               atol=1e-6)
+                               atol=atol)
 
 
 @pytest.fixture(scope="module")
@@ -129,7 +140,7 @@ def paper_case():
 
 def test_regression_paper_design_named_and_callable_kernels(paper_case):
     X, y = paper_case
-    named = NORDIC(y, X, method="nordic0", kernel="rbf", C=0.7)
+    named = NORDIC(y, X, method="nordic0", kernel="rbf", C=0.7, solver="active_set")
     gamma = named.kernel.gamma
     problem = named.build_problem()
     reference = solve_primal(problem)
@@ -137,11 +148,16 @@ def test_regression_paper_design_named_and_callable_kernels(paper_case):
     fit = named.fit().solver_result
     assert fit.status == "optimal" and fit.objective == pytest.approx(reference, rel=1e-8)
     _check_orderings(fit)
+    # the SMO solver stops at half the certificate's gap (the default, solver="auto")
+    smo = NORDIC(y, X, method="nordic0", kernel="rbf", C=0.7).fit().solver_result
+    assert smo.solver == "nordic0_smo" and smo.status == "optimal"
+    assert smo.objective == pytest.approx(reference, rel=GAP_TOL)
 
     def rbf(A, B):
         return np.exp(-gamma * cdist(A, B, "sqeuclidean"))
 
-    other = NORDIC(y, X, method="nordic0", kernel=rbf, C=0.7).fit().solver_result
+    other = NORDIC(y, X, method="nordic0", kernel=rbf, C=0.7,
+                   solver="active_set").fit().solver_result
     assert other.objective == pytest.approx(fit.objective, rel=1e-9)
 
 
@@ -162,17 +178,17 @@ def test_optimum_invariant_to_tiny_gram_perturbation():
     E = rng.normal(size=problem.gram.shape)
     gram = problem.gram * (1.0 + 1e-14 * (E + E.T) / 2)
     perturbed = NordicProblem(gram, problem.signs, problem.C, method="nordic0")
-    a, b = solve(problem), solve(perturbed)
+    a, b = solve(problem, solver="active_set"), solve(perturbed, solver="active_set")
     assert a.status == b.status == "optimal"
     assert b.objective == pytest.approx(a.objective, rel=1e-9)
 
 
 def test_warm_start_along_c_reaches_the_same_optimum():
     problem = rbf_problem(60, 4, 1.0, 1.0, seed=7)
-    first = solve(problem)
+    first = solve(problem, solver="active_set")
     bigger = NordicProblem(problem.gram, problem.signs, 4.0, method="nordic0")
     warm = solve_nordic0_active_set(bigger, warm_start={**first.multipliers, "C": 1.0})
-    cold = solve(bigger)
+    cold = solve(bigger, solver="active_set")
     assert warm.status == "optimal" and warm.info["start"] == "warm_start"
     assert warm.objective == pytest.approx(cold.objective, rel=1e-8)
 
@@ -226,9 +242,11 @@ def test_stopped_decomposition_is_not_optimal():
 
 def test_auto_uses_the_exact_solver_and_options_are_checked():
     problem = rbf_problem(30, 3, 1.0, 1.0, seed=1)
-    assert choose_solver(problem) == "active_set"
+    assert choose_solver(problem) == "nordic0_smo"
     with pytest.raises(ValueError, match="max_add"):
         solve(problem, max_add=0)
+    with pytest.raises(ValueError, match="max_add"):
+        solve(problem, solver="active_set", max_add=0)
     with pytest.raises(ValueError, match="active_set"):
         solve(NordicProblem(problem.gram, problem.signs, 1.0, method="nordic1"),
               solver="active_set")

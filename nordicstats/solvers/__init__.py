@@ -10,7 +10,8 @@ method      solvers
 bsvm        ``"smo"``, ``"quadprog"`` (dual), ``"decomposition"``, ``"primal"`` (linear, PIQP)
 nordic1     ``"smo"`` (separate form), ``"quadprog"`` (the paper's Wolfe dual),
             ``"decomposition"``, ``"primal"``
-nordic0     ``"active_set"`` (exact: increments + decomposition dual), ``"quadprog"``
+nordic0     ``"nordic0_smo"`` (exact: increments + compiled SMO on the reduced dual),
+            ``"active_set"`` (exact: increments + decomposition dual), ``"quadprog"``
             (primal QP with a ridge; the reference, inexact on ill-conditioned K)
 nordic2     ``"scip"`` (mixed-integer program through pyscipopt)
 =========== =============================================================

@@ -70,7 +70,7 @@ from nordicstats.solvers.decomposition import (
     libsvm_start,
 )
 
-__all__ = ["solve_nordic0_active_set", "IncrementState"]
+__all__ = ["solve_nordic0_active_set", "IncrementState", "nordic0_result", "starting_point"]
 
 DEFAULT_TOL = 1e-8
 # decomposition steps over all rounds: max(20,000, 10 n (K-1)) by default
@@ -351,7 +351,7 @@ def solve_nordic0_active_set(problem, tol=DEFAULT_TOL, working_set=None, max_add
             raise ValueError(f"The '{name}' option of the active-set solver must be positive. "
                              f"Got {value!r} instead.")
     start = time.perf_counter()
-    alpha, gamma, origin = _start(problem, warm_start, libsvm_tol)
+    alpha, gamma, origin = starting_point(problem, warm_start, libsvm_tol)
     state = IncrementState(problem, alpha, gamma)
     status, it, rounds, b = "optimal", 0, 0, np.zeros(m)
     # the free set is found with inner solves to a loose tolerance first, then the
@@ -367,11 +367,20 @@ def solve_nordic0_active_set(problem, tol=DEFAULT_TOL, working_set=None, max_add
         if status != "optimal":
             break
     state.refresh(full=True)
-    return _result(problem, state, status, it, rounds, origin, time.perf_counter() - start)
+    return nordic0_result(problem, state, "active_set", status, it, rounds, origin,
+                          time.perf_counter() - start)
 
 
-def _start(problem, warm_start, libsvm_tol):
+def starting_point(problem, warm_start, libsvm_tol=None):
+    """(alpha, gamma, origin) of a dual feasible start for NORDIC-0.
+
+    ``warm_start`` (``{"alpha", "gamma", "C"}``, rescaled by ``problem.C / C``) when
+    given; otherwise the K-1 libsvm BSVM fits to ``libsvm_tol``, or alpha = 0 when
+    ``libsvm_tol`` is None.
+    """
     n, m = problem.signs.shape
+    if warm_start is None and libsvm_tol is None:
+        return np.zeros((n, m)), np.zeros(max(m - 1, 0)), "zero"
     if warm_start is None:
         alpha, _ = libsvm_start(problem, tol=libsvm_tol)
         return alpha, np.zeros(max(m - 1, 0)), "libsvm"
@@ -401,12 +410,17 @@ def _inner(state, b, tol, q, max_iter, it, start, time_limit):
         stalled = 0 if progressed else stalled + 1
 
 
-def _result(problem, state, status, iterations, rounds, origin, elapsed):
+def nordic0_result(problem, state, solver, status, iterations, rounds, origin, elapsed, info=None):
+    """The certified :class:`SolverResult` of an :class:`IncrementState` (G up to date).
+
+    ``multipliers`` are alpha, gamma and psi = max(psi, 0), the f-space ordering
+    multipliers; ``info`` entries are added to the result's.
+    """
     psi = np.maximum(state.ordering_multipliers(), 0.0)
     return certified_result(
-        problem, "active_set", state.omega(), intercepts_by_pooling(problem, state.G),
+        problem, solver, state.omega(), intercepts_by_pooling(problem, state.G),
         {"alpha": state.alpha, "gamma": state.gamma, "psi": psi}, status=status,
         detail=f"{iterations} steps, {rounds} rounds, {state.free.shape[0]} free increments",
         iterations=iterations, time=elapsed,
         info={"start": origin, "rounds": rounds, "free_increments": int(state.free.shape[0]),
-              "active_noncrossing": int(np.sum(psi > 1e-8))})
+              "active_noncrossing": int(np.sum(psi > 1e-8)), **(info or {})})

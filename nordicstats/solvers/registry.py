@@ -55,6 +55,8 @@ SOLVERS = {
                          kernel_rows=True, warm_start=True),
     "smo": Solver("nordicstats.solvers.smo", "solve_smo", ("bsvm", "nordic1"),
                   kernel_rows=True, warm_start=True),
+    "nordic0_smo": Solver("nordicstats.solvers.nordic0_smo", "solve_nordic0_smo", ("nordic0",),
+                          kernel_rows=True, warm_start=True),
 }
 
 #: Solvers that take kernel rows on demand (a KernelMatrix as ``problem.gram``).

@@ -241,9 +241,12 @@ def _partner(i, a, c, s_i, Ki, diag, Y, U, alpha, G):
 
 
 @numba.njit(cache=True)
-def _pair_step(i, a, j, c, curv, Y, U, alpha, gamma, G, Ki, Kj):
-    """Move y_ia alpha_ia up and y_jc alpha_jc down by t (and the gammas between)."""
-    t = (_RELAX if a != c else 1.0) * ((Y[a, i] - G[a, i]) - (Y[c, j] - G[c, j])) / curv
+def _move_pair(i, a, j, c, t, Y, U, alpha, gamma):
+    """Clip t to the box and the gammas, then move alpha_ia, alpha_jc and the gammas between.
+
+    y_ia alpha_ia rises and y_jc alpha_jc falls by the clipped t, which is returned
+    (<= 0: no move).  The K-1 equality rows are kept exactly.
+    """
     room_i = U[a, i] - alpha[a, i] if Y[a, i] > 0 else alpha[a, i]
     room_j = alpha[c, j] if Y[c, j] > 0 else U[c, j] - alpha[c, j]
     t = min(t, room_i, room_j)
@@ -251,7 +254,7 @@ def _pair_step(i, a, j, c, curv, Y, U, alpha, gamma, G, Ki, Kj):
         for k in range(a, c):
             t = min(t, gamma[k])
     if t <= 0.0:
-        return False
+        return t
     alpha[a, i] = U[a, i] if (Y[a, i] > 0 and t == room_i) else (
         0.0 if t == room_i else alpha[a, i] + Y[a, i] * t)
     alpha[c, j] = 0.0 if (Y[c, j] > 0 and t == room_j) else (
@@ -262,6 +265,16 @@ def _pair_step(i, a, j, c, curv, Y, U, alpha, gamma, G, Ki, Kj):
     elif a > c:
         for k in range(c, a):
             gamma[k] += t
+    return t
+
+
+@numba.njit(cache=True)
+def _pair_step(i, a, j, c, curv, Y, U, alpha, gamma, G, Ki, Kj):
+    """Move y_ia alpha_ia up and y_jc alpha_jc down by t (and the gammas between)."""
+    t = (_RELAX if a != c else 1.0) * ((Y[a, i] - G[a, i]) - (Y[c, j] - G[c, j])) / curv
+    t = _move_pair(i, a, j, c, t, Y, U, alpha, gamma)
+    if t <= 0.0:
+        return False
     for r in range(G.shape[1]):
         G[a, r] += t * Ki[r]
         G[c, r] -= t * Kj[r]

@@ -1,0 +1,192 @@
+"""Compiled SMO loop for NORDIC-0's reduced dual (:mod:`nordicstats.solvers.nordic0_smo`).
+
+For a fixed free set F of ordering increments (see :mod:`nordicstats.solvers.nordic0`)
+NORDIC-0's dual in beta = y * alpha (boundary-major, m = K-1 boundaries) is::
+
+    min  1/2 beta' Q beta - e'alpha,   Q = (1/m) 1 1' (x) K + V S^+ V',
+    s.t. y_k'alpha_k + gamma_k - gamma_{k-1} = 0,  0 <= alpha <= U,  gamma >= 0,
+
+with V_{(k,i), (J,l)} = W_{kJ} K_{il}, W_{kJ} = [J >= k] - J/m for the free increments
+(J, l) in F, S^+ = Z Z' (Z: ``S_root``, from S's positive eigenvalues).  Its gradient in
+beta is G = K omega (n x m), the running decision values without intercepts:
+
+    G_k = (1/m) sum_k' H_k' + sum_{(J,l) in F} W_{kJ} K_l delta_(J,l),
+    H_k = K (y_k * alpha_k),   delta_F = Z Z' (Ka)_F.
+
+All boundaries share one coefficient vector up to the free increments, so a step
+moving beta_(a,i) up by t and beta_(c,j) down by t (the same elementary directions as
+NORDIC-1's SMO, :mod:`nordicstats.solvers.smo_core`: on one boundary, or across two
+with the gammas between) moves **every** G_k:
+
+    G_k += t (K_i - K_j) / m + t sum_J W_kJ u_J,   u_J = sum_{(J,l) in F} K_l d_(J,l),
+    d = Z (R_(a,i) - R_(c,j)),   R_(k,i) = Z' (W_k. * K_{i,F}),
+
+at ``O(n (|F| + m))`` per step, and its curvature is
+
+    (K_ii + K_jj - 2 K_ij) / m + ||R_(a,i) - R_(c,j)||^2
+
+(K_ij enters across boundaries too, unlike NORDIC-1's K_ii + K_jj).  The pair is the
+maximal violating pair allowed by the gammas (first order, as in NORDIC-1's loop);
+the partner j is chosen by the second-order rule of Fan, Chen & Lin (2005, WSS 2) on
+the shared part (K_ii + K_jj - 2 K_ij) / m of the curvature, and the step uses the
+exact curvature.  H = K (Y * alpha) is kept along, so the driver can recompute delta_F
+and G from it exactly when F changes.
+
+Kernel rows come from the row cache of :class:`~nordicstats.solvers.smo_core.RowCache`.
+"""
+
+from __future__ import annotations
+
+import numba
+import numpy as np
+
+from nordicstats.solvers.smo_core import (
+    _TAU,
+    _best_pair,
+    _can_fall,
+    _move_pair,
+    _row,
+    _scan_alpha,
+)
+
+__all__ = ["nordic0_smo_loop"]
+
+
+@numba.njit(cache=True)
+def _shared_partner(i, c, s_i, Ki, diag, m, Y, U, alpha, G):
+    """Second-order choice of j among rows of boundary c that can fall (WSS 2).
+
+    The curvature used is the part shared by all boundaries, (K_ii + K_jj - 2 K_ij) / m.
+    """
+    best_gain, best_j = -1.0, -1
+    for j in range(Y.shape[1]):
+        y = Y[c, j]
+        if not _can_fall(y, alpha[c, j], U[c, j]):
+            continue
+        diff = s_i - (y - G[c, j])
+        if diff <= 0.0:
+            continue
+        curv = (diag[i] + diag[j] - 2.0 * Ki[j]) / m
+        gain = diff * diff / max(curv, _TAU)
+        if gain > best_gain:
+            best_gain, best_j = gain, j
+    return best_j
+
+
+@numba.njit(cache=True)
+def _free_row(k, i, m, KF, JF, S_root, out):
+    """R_(k,i) = Z' (W_k. * K_{i,F}) into ``out`` (length rank(S))."""
+    out[:] = 0.0
+    for f in range(KF.shape[0]):
+        w = (1.0 if JF[f] >= k else 0.0) - (JF[f] + 1.0) / m
+        x = w * KF[f, i]
+        for q in range(S_root.shape[1]):
+            out[q] += x * S_root[f, q]
+
+
+@numba.njit(cache=True)
+def _shift_gradient(t, Ki, Kj, m, KF, JF, S_root, R_diff, G, free_sum, common, tail):
+    """G_k += t (K_i - K_j) / m + t sum_J W_kJ u_J for every boundary k."""
+    n = G.shape[1]
+    for r in range(n):
+        common[r] = t * (Ki[r] - Kj[r]) / m
+    nf = KF.shape[0]
+    if nf > 0:
+        free_sum[:, :] = 0.0
+        for f in range(nf):
+            d = 0.0
+            for q in range(S_root.shape[1]):
+                d += S_root[f, q] * R_diff[q]
+            d *= t
+            if d == 0.0:
+                continue
+            u = free_sum[JF[f]]
+            for r in range(n):
+                u[r] += d * KF[f, r]
+        for J in range(m - 1):
+            scale = (J + 1.0) / m
+            for r in range(n):
+                common[r] -= scale * free_sum[J, r]
+    tail[:] = 0.0
+    for k in range(m - 1, -1, -1):
+        if nf > 0 and k <= m - 2:
+            for r in range(n):
+                tail[r] += free_sum[k, r]
+        for r in range(n):
+            G[k, r] += common[r] + tail[r]
+
+
+@numba.njit(cache=True)
+def nordic0_smo_loop(Y, U, alpha, gamma, G, H, diag, KF, JF, S_root, chain, tol, max_iter,
+                     relax_same, relax_cross, kind, gram, X, sqnorm, params, rows, slot_of,
+                     owner, stamp, counters):
+    """Run SMO steps on the reduced dual in place until no pair violation exceeds tol.
+
+    Parameters
+    ----------
+    Y, U : ndarray of shape (m, n)
+        Labels y_ik in {-1, +1} and upper bounds, boundary-major (m = K-1).
+    alpha, gamma, G, H : ndarray
+        Dual point (m, n) and (m-1,), G = (K omega)' and H = (K (Y * alpha))', both
+        (m, n); updated in place.
+    diag : ndarray of shape (n,)
+        K_ii.
+    KF : ndarray of shape (n_free, n)
+        Kernel columns K_l of the free increments' rows l.
+    JF : ndarray of int of shape (n_free,)
+        0-based increment J - 1 of each free increment.
+    S_root : ndarray of shape (n_free, rank)
+        Z with S^+ = Z Z'.
+    chain : bool
+        Whether the gammas (intercept ordering) take part (K > 2).
+    tol : float
+        Stopping tolerance on the pair violations (decision-value units).
+    max_iter : int
+    relax_same, relax_cross : float
+        Factors (in (0, 2)) of the exact step on one boundary and across boundaries.
+    kind, gram, X, sqnorm, params, rows, slot_of, owner, stamp, counters
+        The kernel-row cache (:meth:`~nordicstats.solvers.smo_core.RowCache.arrays`).
+
+    Returns
+    -------
+    (int, int, float)
+        Steps, status (0 converged, 1 step limit), last largest violation.
+    """
+    m, n = Y.shape
+    rank = S_root.shape[1]
+    up_val, low_val = np.empty(m), np.empty(m)
+    up_arg, low_arg = np.empty(m, np.int64), np.empty(m, np.int64)
+    R_i, R_j = np.empty(rank), np.empty(rank)
+    free_sum = np.zeros((max(m - 1, 1), n))
+    common, tail = np.empty(n), np.empty(n)
+    for k in range(m):
+        _scan_alpha(k, Y, U, alpha, G, up_val, up_arg, low_val, low_arg)
+    it = 0
+    while True:
+        best, a, c = _best_pair(m, chain, gamma, up_val, up_arg, low_val, low_arg)
+        if best <= tol:
+            return it, 0, best
+        if it >= max_iter:
+            return it, 1, best
+        it += 1
+        i = up_arg[a]
+        Ki = _row(i, kind, gram, X, sqnorm, params, rows, slot_of, owner, stamp, counters)
+        j = _shared_partner(i, c, up_val[a], Ki, diag, m, Y, U, alpha, G)
+        Kj = _row(j, kind, gram, X, sqnorm, params, rows, slot_of, owner, stamp, counters)
+        _free_row(a, i, m, KF, JF, S_root, R_i)
+        _free_row(c, j, m, KF, JF, S_root, R_j)
+        curv = (diag[i] + diag[j] - 2.0 * Ki[j]) / m
+        for q in range(rank):
+            R_i[q] -= R_j[q]
+            curv += R_i[q] * R_i[q]
+        t = (relax_same if a == c else relax_cross) * (
+            (Y[a, i] - G[a, i]) - (Y[c, j] - G[c, j])) / max(curv, _TAU)
+        t = _move_pair(i, a, j, c, t, Y, U, alpha, gamma)
+        counters[3 if a == c else 4] += 1
+        if t > 0.0:
+            for r in range(n):
+                H[a, r] += t * Ki[r]
+                H[c, r] -= t * Kj[r]
+            _shift_gradient(t, Ki, Kj, m, KF, JF, S_root, R_i, G, free_sum, common, tail)
+        for k in range(m):
+            _scan_alpha(k, Y, U, alpha, G, up_val, up_arg, low_val, low_arg)
