@@ -33,6 +33,7 @@ measurements: docs/notes/scaling.md.
 
 from __future__ import annotations
 
+import dataclasses
 import time
 
 import numpy as np
@@ -44,6 +45,7 @@ from nordicstats.solvers.decomposition import (
     intercepts_by_pooling,
     libsvm_start,
 )
+from nordicstats.solvers.polish import polish_step
 from nordicstats.solvers.smo_core import RowCache, smo_loop
 
 __all__ = ["solve_smo", "DEFAULT_CACHE_MB"]
@@ -52,10 +54,12 @@ DEFAULT_CACHE_MB = 200.0
 STARTS = ("libsvm", "zero")
 # first pair tolerance (libsvm's default eps) and the smallest one tried
 FIRST_TOL, SMALLEST_TOL = 1e-3, 1e-10
+# polishing steps per fit at most (one after each tolerance of the loop)
+MAX_POLISH_ROUNDS = 8
 
 
 def solve_smo(problem, start="zero", warm_start=None, cache_mb=DEFAULT_CACHE_MB,
-              max_iter=None, libsvm_tol=1e-3):
+              max_iter=None, libsvm_tol=1e-3, polish=True):
     """Solve BSVM or NORDIC-1 (``noncrossing="separate"``) by SMO to the certificate.
 
     Parameters
@@ -76,12 +80,17 @@ def solve_smo(problem, start="zero", warm_start=None, cache_mb=DEFAULT_CACHE_MB,
         overlap at n = 5,000, K = 5, C = 16 needed more than 2 x 10^6).
     libsvm_tol : float, default=1e-3
         ``tol`` of the libsvm start (its default; the SMO loop does the rest).
+    polish : bool, default=True
+        After each tolerance of the loop, one active-set polishing step
+        (:func:`~nordicstats.solvers.polish.polish_step`, at most
+        ``MAX_POLISH_ROUNDS``); the loop stops as soon as the polished point meets
+        the certificate's tolerances.  ``False`` gives the plain SMO path.
 
     Returns
     -------
     SolverResult
         ``solver="smo"``; ``info`` holds the steps, the last tolerance, the cache's
-        hits and misses and its memory.
+        hits and misses and its memory, and the polishing steps taken.
     """
     _check(problem, start, cache_mb, max_iter)
     clock = time.perf_counter()
@@ -98,21 +107,26 @@ def solve_smo(problem, start="zero", warm_start=None, cache_mb=DEFAULT_CACHE_MB,
     alpha, phi, G = (np.ascontiguousarray(x.T) for x in (alpha, phi, G))
     diag = cache.diagonal()
     budget = max(10 ** 7, 500 * n * m) if max_iter is None else int(max_iter)
-    tol, steps, status, polished = FIRST_TOL, 0, "optimal", False
+    tol, steps, status, last_phase = FIRST_TOL, 0, "optimal", False
+    polishes = []
     while True:
         # noncrossing residuals: as loose as the pairs until the gap is reached, then
         # to half of the certificate's violation tolerance (a last short phase)
-        tol_phi = VIOLATION_TOL / 2 if polished else tol
+        tol_phi = VIOLATION_TOL / 2 if last_phase else tol
         it, code, violation = smo_loop(Y, U, alpha, phi, gamma, G, diag, chain, chain, tol,
                                        tol_phi, budget - steps, *cache.arrays())
         steps += it
         if code != 0:
             status = "iteration_limit"
             break
-        if _relative_gap(problem, alpha.T, phi.T, G.T) <= GAP_TOL / 2 or tol <= SMALLEST_TOL:
-            if polished or not chain:
+        if polish and len(polishes) < MAX_POLISH_ROUNDS:
+            polishes.append(_polish(problem, alpha, phi, gamma, G, tol))
+            if polishes[-1].accepted and _meets_certificate(problem, alpha.T, phi.T, G.T):
                 break
-            polished = True
+        if _relative_gap(problem, alpha.T, phi.T, G.T) <= GAP_TOL / 2 or tol <= SMALLEST_TOL:
+            if last_phase or not chain:
+                break
+            last_phase = True
         else:
             tol /= 10.0
     alpha, phi = alpha.T.copy(), phi.T.copy()
@@ -127,7 +141,8 @@ def solve_smo(problem, start="zero", warm_start=None, cache_mb=DEFAULT_CACHE_MB,
         info={"start": origin, "tolerance": tol, "kkt_violation": float(violation),
               "cache_hits": hits, "cache_misses": misses, "cache_bytes": cache.nbytes,
               "steps": {"pair": same, "cross_pair": cross, "phi": phi_steps},
-              "active_noncrossing": int(np.sum(phi > 0)) + int(np.sum(gamma > 0))})
+              "active_noncrossing": int(np.sum(phi > 0)) + int(np.sum(gamma > 0)),
+              "polish": [dataclasses.asdict(step) for step in polishes]})
 
 
 def _check(problem, start, cache_mb, max_iter):
@@ -178,6 +193,27 @@ def _row_cache(gram, cache_mb):
         return RowCache(gram.X, None, kernel.name, gamma=kernel.gamma or 1.0,
                         coef0=kernel.coef0, degree=float(kernel.degree), cache_mb=cache_mb)
     return RowCache(None, gram, "precomputed")
+
+
+def _polish(problem, alpha, phi, gamma, G, tol):
+    """One polishing step on the boundary-major arrays, taken (in place) when its
+    candidate lowers the dual objective or meets the certificate's tolerances."""
+    step, candidate = polish_step(problem, alpha.T, phi.T, gamma, G.T,
+                                  intercepts_by_pooling(problem, G.T), near=tol)
+    if candidate is None or not (step.descent or _meets_certificate(
+            problem, candidate["alpha"], candidate["phi"], candidate["G"])):
+        return step
+    for name, target in (("alpha", alpha.T), ("phi", phi.T), ("gamma", gamma), ("G", G.T)):
+        target[...] = candidate[name]
+    return dataclasses.replace(step, accepted=True)
+
+
+def _meets_certificate(problem, alpha, phi, G):
+    """Relative gap and noncrossing violation (K omega_k >= K omega_k+1) both below half
+    of the certificate's tolerances, from the running G."""
+    crossing = float(np.max(G[:, 1:] - G[:, :-1], initial=0.0)) if G.shape[1] > 1 else 0.0
+    return (_relative_gap(problem, alpha, phi, G) <= GAP_TOL / 2
+            and crossing <= VIOLATION_TOL / 2)
 
 
 def _relative_gap(problem, alpha, phi, G):
