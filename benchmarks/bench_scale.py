@@ -31,8 +31,11 @@ Parts:
   from the stored rows only.
 
 Rows are appended to ``benchmarks/results/scale/{kernel,linear}.jsonl`` as each fit
-ends; a rerun skips the keys already stored (resumable).  ``--quick``: n = 1,000,
-K = 3 and 5, C = 2^-4, 1, 2^4, 60 s per fit.
+ends (kernel rows to ``--out`` instead when given: ``kernel_polish.jsonl`` holds NORDIC-1
+with the SMO solver's active-set polishing, ``kernel.jsonl`` the rows before it); a
+rerun skips the keys already stored (resumable); ``--figures`` reads the kernel files
+of :data:`KERNEL_FILES`, a newer file's row replacing an older one of the same key.
+``--quick``: n = 1,000, K = 3 and 5, C = 2^-4, 1, 2^4, 60 s per fit.
 
 Run (low priority, one BLAS thread)::
 
@@ -67,6 +70,9 @@ GAMMA = 0.2
 C_GRID = tuple(2.0**e for e in range(-4, 5))
 KERNEL_METHODS = ("nordic1", "nordic0", "nordic2")
 KEY = ("part", "design", "method", "n", "K", "C", "seed")
+# kernel rows by solver version, oldest first: kernel.jsonl (the SMO solver before its
+# active-set polishing, and NORDIC-0/2), kernel_polish.jsonl (NORDIC-1 with polishing)
+KERNEL_FILES = ("kernel.jsonl", "kernel_polish.jsonl")
 BETA5 = np.array([1.0, 0.625, 0.25, -0.125, -0.5])
 # The libsvm baseline is the fastest of this many runs: on a shared machine one run of
 # ~0.1 s varied 5-fold, and the fastest is the fair (harshest) denominator.
@@ -197,8 +203,18 @@ def kernel_task(design, method, n, K, C, seed, limit):
                 "max_violation": None if cert is None else float(cert.max_violation),
                 "certified": None if cert is None else cert.certified,
                 "peak_mb": mb, "libsvm_peak_mb": base_mb,
-                "solution_origin": sr.info.get("solution_origin")}
+                "solution_origin": sr.info.get("solution_origin"),
+                **polish_summary(sr.info.get("polish"))}
     return task
+
+
+def polish_summary(steps):
+    """Columns of the SMO solver's active-set polishing: steps tried, taken, seconds."""
+    if steps is None:
+        return {}
+    return {"polish_tried": len(steps), "polish_accepted": sum(s["accepted"] for s in steps),
+            "polish_seconds": sum(s["seconds"] for s in steps),
+            "polish_face": max((s["size"] for s in steps), default=0)}
 
 
 # --- the linear part -------------------------------------------------------------------------
@@ -283,7 +299,7 @@ def warm_up(methods):
 
 
 def run_kernel(args):
-    path = RESULTS / "kernel.jsonl"
+    path = RESULTS / args.out
     done = {_key(r) for r in stored(path)}
     warm_up(args.methods)
     for n in args.n:
@@ -318,7 +334,7 @@ def figures(args):
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    rows = [r for r in stored(RESULTS / "kernel.jsonl") if "ratio" in r or "seconds" in r]
+    rows = [r for r in kernel_rows() if "ratio" in r or "seconds" in r]
     FIGURES.mkdir(parents=True, exist_ok=True)
     designs = sorted({r["design"] for r in rows})
     Ks = sorted({r["K"] for r in rows})
@@ -350,6 +366,15 @@ def figures(args):
     print(summary_table(rows))
     print(linear_table(stored(RESULTS / "linear.jsonl")))
     print(profile_table(stored(RESULTS / "profile_nordic2.jsonl")))
+
+
+def kernel_rows():
+    """The stored kernel rows of :data:`KERNEL_FILES`, a later file's row replacing an
+    earlier one of the same key (the rows of the current solvers)."""
+    rows = {}
+    for name in KERNEL_FILES:
+        rows.update((_key(r), r) for r in stored(RESULTS / name))
+    return list(rows.values())
 
 
 COLORS = {"nordic1": "tab:blue", "nordic0": "tab:orange", "nordic2": "tab:green",
@@ -439,6 +464,8 @@ def main():
     parser.add_argument("--C", nargs="+", type=float, default=list(C_GRID))
     parser.add_argument("--linear-n", nargs="+", type=int, default=[100_000, 1_000_000])
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--out", default="kernel.jsonl",
+                        help="file of benchmarks/results/scale the kernel rows go to")
     parser.add_argument("--limit", type=float, default=300.0, help="seconds per fit")
     parser.add_argument("--memory-mb", type=float, default=6000.0,
                         help="address-space limit of each fit's process")

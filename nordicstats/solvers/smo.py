@@ -55,7 +55,11 @@ STARTS = ("libsvm", "zero")
 # first pair tolerance (libsvm's default eps) and the smallest one tried
 FIRST_TOL, SMALLEST_TOL = 1e-3, 1e-10
 # polishing steps per fit at most (one after each tolerance of the loop)
-MAX_POLISH_ROUNDS = 8
+MAX_POLISH_ROUNDS = 16
+# factor between successive pair tolerances: 10 without polishing, sqrt(10) with it (a
+# polishing step costs less than the SMO steps between tolerances, so it is tried twice
+# as often)
+TOL_FACTOR, POLISH_TOL_FACTOR = 10.0, 10.0 ** 0.5
 
 
 def solve_smo(problem, start="zero", warm_start=None, cache_mb=DEFAULT_CACHE_MB,
@@ -128,7 +132,7 @@ def solve_smo(problem, start="zero", warm_start=None, cache_mb=DEFAULT_CACHE_MB,
                 break
             last_phase = True
         else:
-            tol /= 10.0
+            tol /= POLISH_TOL_FACTOR if polish else TOL_FACTOR
     alpha, phi = alpha.T.copy(), phi.T.copy()
     omega = _omega(problem.signs, alpha, phi)
     G = problem.gram @ omega
