@@ -107,7 +107,7 @@ def test_from_a_point_of_the_optimal_face_the_step_lands_on_the_optimum():
     G = problem.gram @ res.dual_coef
     step, candidate = polish_step(problem, mult["alpha"], mult["phi"], mult["gamma"], G,
                                   res.intercept)
-    assert step.descent and step.fixed == 0  # the optimum is a fixed point
+    assert step.converged and step.rounds == 1  # the optimum is a fixed point
     alpha, phi, gamma = _moved_on_the_face(problem, mult["alpha"]), mult["phi"], mult["gamma"]
     omega = problem.signs * alpha
     omega[:, :-1] += phi
@@ -115,12 +115,14 @@ def test_from_a_point_of_the_optimal_face_the_step_lands_on_the_optimum():
     G = problem.gram @ omega
     step, candidate = polish_step(problem, alpha, phi, gamma, G,
                                   intercepts_by_pooling(problem, G))
-    assert step.descent and step.fixed == 0
+    assert step.descent and step.converged
     assert dual_objective(problem, candidate["alpha"], candidate["phi"]) < dual_objective(
         problem, alpha, phi)
-    # back at the optimum (alpha is unique here: K_SS is nonsingular on this face)
-    for name in ("alpha", "phi", "gamma"):
-        np.testing.assert_allclose(candidate[name], mult[name], atol=1e-8 * problem.C)
+    # back at the optimum: the dual value, and K omega (unique, unlike alpha and phi
+    # where a row has a positive phi and both of its alphas free)
+    assert dual_objective(problem, candidate["alpha"], candidate["phi"]) == pytest.approx(
+        dual_objective(problem, mult["alpha"], mult["phi"]), rel=1e-12)
+    np.testing.assert_allclose(candidate["G"], problem.gram @ res.dual_coef, atol=1e-8)
     # its G is K Omega, and the inputs were not modified
     omega = problem.signs * candidate["alpha"]
     omega[:, :-1] += candidate["phi"]

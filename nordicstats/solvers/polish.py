@@ -53,8 +53,11 @@ __all__ = ["PolishStep", "polish_step"]
 # proximal term of the factorised matrix, relative to the largest diagonal of H
 PROXIMAL = 1e-9
 REFINEMENT_STEPS = 12
-# Newton steps per polishing step, each on a smaller subface
-SUBFACE_ROUNDS = 10
+# face optima per polishing step (primal-dual active set rounds)
+ACTIVE_SET_ROUNDS = 8
+# a bounded variable is released when its KKT condition fails by more than this
+# (decision-value units; below it the certificate's tolerances are met anyway)
+RELEASE_TOL = 1e-9
 # refinement stops when the KKT residual is below this, relative to the right side
 REFINEMENT_TOL = 1e-13
 # a full step may overshoot a bound by this much (relative to max U) before it is cut
@@ -75,17 +78,21 @@ class PolishStep:
     rows : int
         Observations whose kernel rows entered the block K_SS.
     descent : bool
-        Whether the candidate (the optimum of the subface) lowers the dual objective.
-    accepted : bool
-        Whether the caller took the candidate (set by the caller).
+        Whether the candidate lowers the dual objective.
     fixed : int
-        Variables of the face fixed at a bound because a Newton step crossed it.
+        Free variables fixed at a bound because a face optimum crossed it.
     rounds : int
-        Newton steps solved (one per subface).
+        Face optima solved (one KKT system each).
     residual : float
         Relative residual of the last KKT system after refinement.
     seconds : float
         Time of the polishing step.
+    released : int
+        Bounded variables freed because their KKT condition failed at a face optimum.
+    converged : bool
+        Whether the last face optimum is feasible and meets every KKT condition.
+    accepted : bool
+        Whether the caller took the candidate (set by the caller).
     """
 
     size: int
@@ -95,22 +102,19 @@ class PolishStep:
     rounds: int
     residual: float
     seconds: float
+    released: int = 0
+    converged: bool = False
     accepted: bool = False
 
 
 class _Face:
     """The free variables of a face: which entries of Omega they move and how."""
 
-    def __init__(self, Y, U, alpha, phi, gamma, G, b, near):
-        n, m = Y.shape
-        self.m = m
-        F = G + b
-        ia, ka = np.nonzero(((alpha > 0.0) & (alpha < U)) | (np.abs(Y * F - 1.0) <= near))
-        chain = phi.shape[1] > 0  # NORDIC-1 (BSVM has no phi and no gamma)
-        ip, kp = np.nonzero((phi > 0.0) | (np.abs(G[:, :-1] - G[:, 1:]) <= near)
-                            if chain else phi > 0.0)
-        self.kg = np.flatnonzero((gamma > 0.0) | (np.abs(b[:-1] - b[1:]) <= near)
-                                 if chain else gamma > 0.0)
+    def __init__(self, Y, U, free_alpha, free_phi, free_gamma):
+        self.m = Y.shape[1]
+        ia, ka = np.nonzero(free_alpha)
+        ip, kp = np.nonzero(free_phi)
+        self.kg = np.flatnonzero(free_gamma)
         self.rows, local = np.unique(np.r_[ia, ip], return_inverse=True)
         la, lp = local[:ia.size], local[ia.size:]
         self.alpha_index, self.phi_index = (ia, ka), (ip, kp)
@@ -123,6 +127,15 @@ class _Face:
                         np.r_[Y[ia, ka], np.ones(nphi), -np.ones(nphi)])
         self.lower = np.zeros(self.size)
         self.upper = np.r_[U[ia, ka], np.full(nphi + self.kg.size, np.inf)]
+
+    def unmask(self, which, free):
+        """Clear the free masks of the face's variables ``which``; returns how many."""
+        na, nphi = self.alpha_index[0].size, self.phi_index[0].size
+        on_alpha, on_phi = which[:na], which[na:na + nphi]
+        free[0][self.alpha_index[0][on_alpha], self.alpha_index[1][on_alpha]] = False
+        free[1][self.phi_index[0][on_phi], self.phi_index[1][on_phi]] = False
+        free[2][self.kg[which[na + nphi:]]] = False
+        return int(which.sum())
 
     def values(self, alpha, phi, gamma):
         """v at the current point."""
@@ -171,7 +184,7 @@ class _Face:
 
 
 def polish_step(problem, alpha, phi, gamma, G, intercepts, near=0.0):
-    """The optimum of the face of a dual feasible point, or of a subface of it.
+    """The optimum of the dual over a face guessed from a dual feasible point.
 
     Parameters
     ----------
@@ -186,72 +199,130 @@ def polish_step(problem, alpha, phi, gamma, G, intercepts, near=0.0):
         Current estimate of b (the start of the refinement).
     near : float, default=0.0
         Bounded variables whose constraint is within ``near`` of binding join the
-        face (an alpha at a bound with |y_ik (G_ik + b_k) - 1| <= near, a zero phi with
-        |G_ik - G_i,k+1| <= near, a zero gamma with |b_k - b_k+1| <= near); a Newton
-        step that moves one of them outwards fixes it again.
+        first face (an alpha at a bound with |y_ik (G_ik + b_k) - 1| <= near, a zero
+        phi with |G_ik - G_i,k+1| <= near, a zero gamma with |b_k - b_k+1| <= near).
 
     Returns
     -------
     (PolishStep, dict or None)
-        What was done, and the candidate ``{"alpha", "phi", "gamma", "G"}`` (new
-        arrays; None when the face has no free variable or more than
-        ``MAX_FACE_SIZE``, or no subface optimum was feasible within
-        ``SUBFACE_ROUNDS`` Newton steps).  The candidate is dual
-        feasible; ``PolishStep.descent`` says whether it lowers the dual objective.
+        What was done, and the candidate ``{"alpha", "phi", "gamma", "G"}``: the dual
+        feasible face optimum of lowest dual objective met (new arrays), None when no
+        face optimum was feasible.  ``PolishStep.descent`` says whether it lowers the
+        dual objective, ``PolishStep.converged`` whether it satisfies every KKT
+        condition (it is then the optimum of the whole dual).
     """
     clock = time.perf_counter()
     Y, U = problem.signs, problem.upper_bounds
-    face = _Face(Y, U, alpha, phi, gamma, G, intercepts, near)
-    if face.size == 0 or face.size > MAX_FACE_SIZE:
-        return PolishStep(0, 0, False, 0, 0, 0.0, time.perf_counter() - clock), None
-    v = face.values(alpha, phi, gamma)
-    H, A = face.hessian(gram_block(problem.gram, face.rows, face.rows)), face.equality_rows(Y)
-    # gradient of D in v at the point: M' vec(G_S) - 1 on the alphas
-    grad = face.transpose_omega(G[face.rows])
-    grad[:face.alpha_index[0].size] -= 1.0
+    free = _near_masks(Y, U, alpha, phi, gamma, G, intercepts, near)
+    point = {"alpha": alpha.copy(), "phi": phi.copy(), "gamma": gamma.copy()}
+    base_omega = _omega(Y, alpha, phi)
+    base_value = _dual_value(base_omega, G, alpha)
+    best, best_value = None, np.inf
     slack = BOUND_SLACK * max(1.0, float(np.max(U, initial=1.0)))
-    step, fixed, rounds, residual = _newton_on_subfaces(
-        H, A, grad, _equality_values(Y, alpha, gamma), v, face, slack, intercepts)
-    if step is None:
-        return PolishStep(face.size, int(face.rows.size), False, fixed, rounds, residual,
-                          time.perf_counter() - clock), None
-    new = np.clip(v + step, face.lower, face.upper)
-    # D(v + step) - D(v) = grad'step + 1/2 step'H step
-    descent = bool(grad @ step + 0.5 * step @ (H @ step) <= 0.0)
-    candidate = {"alpha": alpha.copy(), "phi": phi.copy(), "gamma": gamma.copy(), "G": G.copy()}
-    face.assign(new, candidate["alpha"], candidate["phi"], candidate["gamma"])
-    _update_gradient(problem.gram, candidate["G"], face.rows, face.omega(new - v))
-    return PolishStep(face.size, int(face.rows.size), descent, fixed, rounds, residual,
-                      time.perf_counter() - clock), candidate
-
-
-def _newton_on_subfaces(H, A, grad, equality, v, face, slack, intercepts):
-    """Newton steps on the face, fixing at their bound the variables each one crosses.
-
-    Returns (step, variables fixed, rounds, KKT residual of the last solve): the step to
-    the optimum of the first subface whose optimum is feasible, None if there is none
-    within ``SUBFACE_ROUNDS`` steps.
-    """
-    fixed = np.zeros(v.size, dtype=bool)
-    target = np.zeros(v.size)  # the step of the fixed variables (to their bound)
-    residual = np.nan
-    for rounds in range(1, SUBFACE_ROUNDS + 1):
-        free = ~fixed
-        # H_ff d_f + A_f' b = -grad_f - H_fx d_x,  A_f d_f = -(A v - r) - A_x d_x
-        rhs = np.r_[-grad[free] - H[np.ix_(free, fixed)] @ target[fixed],
-                    -equality - A[:, fixed] @ target[fixed]]
-        x, residual = _solve_kkt(H[np.ix_(free, free)], A[:, free], rhs,
-                                 np.r_[np.zeros(int(free.sum())), intercepts])
-        step = target.copy()
-        step[free] = x[:int(free.sum())]
-        below = free & (v + step < face.lower - slack)
-        above = free & (v + step > face.upper + slack)
+    b, stats = np.asarray(intercepts, dtype=float), {"size": 0, "rows": 0, "residual": np.nan}
+    dropped = released = rounds = 0
+    converged, last_changes = False, np.inf
+    while rounds < ACTIVE_SET_ROUNDS:
+        face = _Face(Y, U, *free)
+        if face.size == 0 or face.size > MAX_FACE_SIZE:
+            break
+        rounds += 1
+        v, b, residual = _face_optimum(problem, face, point, G, base_omega, b)
+        stats = stats if stats["size"] else {"size": face.size, "rows": int(face.rows.size)}
+        stats["residual"] = residual
+        face.assign(v, point["alpha"], point["phi"], point["gamma"])
+        omega = _omega(Y, point["alpha"], point["phi"])
+        G_new = G.copy()
+        _update_gradient(problem.gram, G_new, *_changed_rows(omega, base_omega))
+        # primal-dual active set update: free variables past a bound are fixed at it,
+        # bounded variables whose KKT condition fails are released
+        below, above = v < face.lower - slack, v > face.upper + slack
+        v = np.clip(v, face.lower, face.upper)
+        face.assign(v, point["alpha"], point["phi"], point["gamma"])
         if not (below.any() or above.any()):
-            return step, int(fixed.sum()), rounds, residual
-        target[below] = face.lower[below] - v[below]
-        target[above] = face.upper[above] - v[above]
-        fixed |= below | above
-    return None, int(fixed.sum()), SUBFACE_ROUNDS, residual
+            value = _dual_value(omega, G_new, point["alpha"])
+            if value < best_value:
+                best, best_value = {**{k: x.copy() for k, x in point.items()}, "G": G_new}, value
+        fix = face.unmask(below | above, free)
+        release = _violated_kkt(Y, U, point, G_new, b, free)
+        changes = fix + int(sum(int(r.sum()) for r in release))
+        dropped, released = dropped + fix, released + changes - fix
+        if changes == 0:
+            converged = True
+            break
+        if rounds >= 3 and changes >= last_changes:
+            break  # the active set is not settling: the guess was too far off
+        last_changes = changes
+        for mask, more in zip(free, release, strict=True):
+            mask |= more
+    descent = best_value <= base_value
+    return PolishStep(stats["size"], stats.get("rows", 0), bool(descent), dropped, rounds,
+                      float(stats["residual"]), time.perf_counter() - clock,
+                      released=released, converged=converged), best
+
+
+def _near_masks(Y, U, alpha, phi, gamma, G, b, near):
+    """Free variables of the first face: inside their bounds, or within ``near`` of it."""
+    F = G + b
+    free_alpha = ((alpha > 0.0) & (alpha < U)) | (np.abs(Y * F - 1.0) <= near)
+    if phi.shape[1] == 0:  # BSVM has no phi and no gamma
+        return free_alpha, phi > 0.0, gamma > 0.0
+    return (free_alpha, (phi > 0.0) | (np.abs(G[:, :-1] - G[:, 1:]) <= near),
+            (gamma > 0.0) | (np.abs(b[:-1] - b[1:]) <= near))
+
+
+def _face_optimum(problem, face, point, G, base_omega, intercepts):
+    """(v, b, residual): the face's KKT system with the other variables fixed at ``point``.
+
+    G_fixed = K Omega_fixed on the rows S of the face comes from the G of the base
+    point: G_S - K[S, R] (Omega_base - Omega_fixed)_R over the rows R where they differ.
+    """
+    Y = problem.signs
+    fixed = {k: x.copy() for k, x in point.items()}
+    start = face.values(fixed["alpha"], fixed["phi"], fixed["gamma"])
+    face.assign(np.zeros(face.size), fixed["alpha"], fixed["phi"], fixed["gamma"])
+    rows, diff = _changed_rows(base_omega, _omega(Y, fixed["alpha"], fixed["phi"]))
+    G_fixed = G[face.rows] - gram_block(problem.gram, face.rows, rows) @ diff
+    H, A = face.hessian(gram_block(problem.gram, face.rows, face.rows)), face.equality_rows(Y)
+    c = face.transpose_omega(G_fixed)
+    c[:face.alpha_index[0].size] -= 1.0
+    # H v + A'b = -c,  A v = -(the fixed part of the equality rows)
+    rhs = np.r_[-c, -_equality_values(Y, fixed["alpha"], fixed["gamma"])]
+    x, residual = _solve_kkt(H, A, rhs, np.r_[start, intercepts])
+    return x[:face.size], x[face.size:], residual
+
+
+def _violated_kkt(Y, U, point, G, b, free):
+    """Masks of the bounded variables whose KKT condition fails by more than RELEASE_TOL."""
+    margin = Y * (G + b) - 1.0
+    alpha = point["alpha"]
+    release_alpha = ~free[0] & (((alpha <= 0.0) & (margin < -RELEASE_TOL))
+                                | ((alpha >= U) & (margin > RELEASE_TOL)))
+    if point["phi"].shape[1] == 0:
+        return release_alpha, np.zeros_like(free[1]), np.zeros_like(free[2])
+    return (release_alpha, ~free[1] & (G[:, :-1] - G[:, 1:] < -RELEASE_TOL),
+            ~free[2] & (b[:-1] - b[1:] < -RELEASE_TOL))
+
+
+def _omega(Y, alpha, phi):
+    """omega_k = y_k alpha_k + phi_k - phi_{k-1} (eq. KKT_omega)."""
+    omega = Y * alpha
+    if phi.shape[1]:
+        omega[:, :-1] += phi
+        omega[:, 1:] -= phi
+    return omega
+
+
+def _dual_value(omega, G, alpha):
+    """D = 1/2 sum_k omega_k' G_k - e'alpha with G = K Omega."""
+    return 0.5 * float(np.sum(omega * G)) - float(alpha.sum())
+
+
+def _changed_rows(omega, base_omega):
+    """(rows, omega - base_omega on them): the rows where two expansions differ."""
+    diff = omega - base_omega
+    rows = np.flatnonzero(np.any(diff != 0.0, axis=1))
+    return rows, diff[rows]
 
 
 def _equality_values(Y, alpha, gamma):

@@ -52,8 +52,8 @@ __all__ = ["solve_smo", "DEFAULT_CACHE_MB"]
 
 DEFAULT_CACHE_MB = 200.0
 STARTS = ("libsvm", "zero")
-# first pair tolerance (libsvm's default eps) and the smallest one tried
-FIRST_TOL, SMALLEST_TOL = 1e-3, 1e-10
+# first pair tolerance (libsvm's default eps; 1e-2 when polishing) and the smallest one tried
+FIRST_TOL, POLISH_FIRST_TOL, SMALLEST_TOL = 1e-3, 1e-2, 1e-10
 # polishing steps per fit at most (one after each tolerance of the loop)
 MAX_POLISH_ROUNDS = 16
 # factor between successive pair tolerances: 10 without polishing, sqrt(10) with it (a
@@ -111,7 +111,7 @@ def solve_smo(problem, start="zero", warm_start=None, cache_mb=DEFAULT_CACHE_MB,
     alpha, phi, G = (np.ascontiguousarray(x.T) for x in (alpha, phi, G))
     diag = cache.diagonal()
     budget = max(10 ** 7, 500 * n * m) if max_iter is None else int(max_iter)
-    tol, steps, status, last_phase = FIRST_TOL, 0, "optimal", False
+    tol, steps, status, last_phase = POLISH_FIRST_TOL if polish else FIRST_TOL, 0, "optimal", False
     polishes = []
     while True:
         # noncrossing residuals: as loose as the pairs until the gap is reached, then
