@@ -48,7 +48,7 @@ import scipy.linalg
 
 from nordicstats.kernels import KernelMatrix, gram_block
 
-__all__ = ["PolishStep", "polish_step"]
+__all__ = ["PolishStep", "polish_step", "dual_expansion"]
 
 # proximal term of the factorised matrix, relative to the largest diagonal of H
 PROXIMAL = 1e-9
@@ -215,7 +215,7 @@ def polish_step(problem, alpha, phi, gamma, G, intercepts, near=0.0):
     Y, U = problem.signs, problem.upper_bounds
     free = _near_masks(Y, U, alpha, phi, gamma, G, intercepts, near)
     point = {"alpha": alpha.copy(), "phi": phi.copy(), "gamma": gamma.copy()}
-    base_omega = _omega(Y, alpha, phi)
+    base_omega = dual_expansion(Y, alpha, phi)
     base_value = _dual_value(base_omega, G, alpha)
     best, best_value = None, np.inf
     slack = BOUND_SLACK * max(1.0, float(np.max(U, initial=1.0)))
@@ -231,7 +231,7 @@ def polish_step(problem, alpha, phi, gamma, G, intercepts, near=0.0):
         stats = stats if stats["size"] else {"size": face.size, "rows": int(face.rows.size)}
         stats["residual"] = residual
         face.assign(v, point["alpha"], point["phi"], point["gamma"])
-        omega = _omega(Y, point["alpha"], point["phi"])
+        omega = dual_expansion(Y, point["alpha"], point["phi"])
         G_new = G.copy()
         _update_gradient(problem.gram, G_new, *_changed_rows(omega, base_omega))
         # primal-dual active set update: free variables past a bound are fixed at it,
@@ -281,7 +281,7 @@ def _face_optimum(problem, face, point, G, base_omega, intercepts):
     fixed = {k: x.copy() for k, x in point.items()}
     start = face.values(fixed["alpha"], fixed["phi"], fixed["gamma"])
     face.assign(np.zeros(face.size), fixed["alpha"], fixed["phi"], fixed["gamma"])
-    rows, diff = _changed_rows(base_omega, _omega(Y, fixed["alpha"], fixed["phi"]))
+    rows, diff = _changed_rows(base_omega, dual_expansion(Y, fixed["alpha"], fixed["phi"]))
     G_fixed = G[face.rows] - gram_block(problem.gram, face.rows, rows) @ diff
     H, A = face.hessian(gram_block(problem.gram, face.rows, face.rows)), face.equality_rows(Y)
     c = face.transpose_omega(G_fixed)
@@ -304,8 +304,16 @@ def _violated_kkt(Y, U, point, G, b, free):
             ~free[2] & (b[:-1] - b[1:] < -RELEASE_TOL))
 
 
-def _omega(Y, alpha, phi):
-    """omega_k = y_k alpha_k + phi_k - phi_{k-1} (eq. KKT_omega)."""
+def dual_expansion(Y, alpha, phi):
+    """omega_k = y_k alpha_k + phi_k - phi_{k-1} (eq. KKT_omega), shape (n, K-1).
+
+    Examples
+    --------
+    >>> Y = np.array([[1.0, -1.0], [-1.0, -1.0]])
+    >>> dual_expansion(Y, np.array([[1.0, 2.0], [3.0, 4.0]]), np.array([[0.5], [0.0]]))
+    array([[ 1.5, -2.5],
+           [-3. , -4. ]])
+    """
     omega = Y * alpha
     if phi.shape[1]:
         omega[:, :-1] += phi

@@ -45,7 +45,7 @@ from nordicstats.solvers.decomposition import (
     intercepts_by_pooling,
     libsvm_start,
 )
-from nordicstats.solvers.polish import polish_step
+from nordicstats.solvers.polish import dual_expansion, polish_step
 from nordicstats.solvers.smo_core import RowCache, smo_loop
 
 __all__ = ["solve_smo", "DEFAULT_CACHE_MB"]
@@ -103,7 +103,7 @@ def solve_smo(problem, start="zero", warm_start=None, cache_mb=DEFAULT_CACHE_MB,
     alpha, phi, gamma, origin = _start(problem, start, warm_start, libsvm_tol)
     if not chain:
         phi, gamma = np.zeros((n, 0)), np.zeros(0)
-    G = problem.gram @ _omega(problem.signs, alpha, phi)
+    G = problem.gram @ dual_expansion(problem.signs, alpha, phi)
     cache = _row_cache(problem.gram, cache_mb)
     # the compiled loop works boundary-major (arrays (K-1, n), contiguous per boundary)
     Y = np.ascontiguousarray(problem.signs.T, dtype=float)
@@ -134,7 +134,7 @@ def solve_smo(problem, start="zero", warm_start=None, cache_mb=DEFAULT_CACHE_MB,
         else:
             tol /= POLISH_TOL_FACTOR if polish else TOL_FACTOR
     alpha, phi = alpha.T.copy(), phi.T.copy()
-    omega = _omega(problem.signs, alpha, phi)
+    omega = dual_expansion(problem.signs, alpha, phi)
     G = problem.gram @ omega
     hits, misses, same, cross, phi_steps = (int(v) for v in cache.counters[1:])
     return certified_result(
@@ -181,15 +181,6 @@ def _start(problem, start, warm_start, libsvm_tol):
             np.ascontiguousarray(gamma, dtype=float), origin)
 
 
-def _omega(Y, alpha, phi):
-    """omega_k = y_k alpha_k + phi_k - phi_{k-1} (eq. KKT_omega)."""
-    omega = Y * alpha
-    if phi.size:
-        omega[:, :-1] += phi
-        omega[:, 1:] -= phi
-    return omega
-
-
 def _row_cache(gram, cache_mb):
     """The compiled loop's row source: the dense matrix, or the kernel of a KernelMatrix."""
     if isinstance(gram, KernelMatrix):
@@ -225,7 +216,7 @@ def _relative_gap(problem, alpha, phi, G):
 
     P - D = sum_k omega_k' G_k + sum U xi - e'alpha, with xi = (1 - y (G + b))_+.
     """
-    omega = _omega(problem.signs, alpha, phi)
+    omega = dual_expansion(problem.signs, alpha, phi)
     b = intercepts_by_pooling(problem, G)
     slack = np.maximum(0.0, 1.0 - problem.signs * (G + b))
     quad = float(np.sum(omega * G))
