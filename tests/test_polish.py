@@ -16,6 +16,7 @@ from primal_reference import solve_primal
 from test_smo import OBJ_RTOL, design, rbf_problem
 
 from nordicstats.kernels import KernelMatrix, make_kernel
+from nordicstats.solvers import smo
 from nordicstats.solvers.certificate import GAP_TOL, certify
 from nordicstats.solvers.decomposition import intercepts_by_pooling
 from nordicstats.solvers.polish import polish_step
@@ -26,6 +27,14 @@ LARGE_C = [(60, 5, 16.0, 0), (80, 7, 16.0, 2), (60, 4, 8.0, 3), (70, 6, 16.0, 5)
 # KKT conditions in decision-value units: a polished point solves its face's linear
 # system to ~1e-13; 1e-8 leaves room for the conditioning of K_SS
 KKT_TOL = 1e-8
+
+
+@pytest.fixture
+def always_polish(monkeypatch):
+    """Polish after every tolerance: on these small problems an SMO step is so cheap
+    that the default rule (SMO work since the last polish >= the expected cost of
+    the next one) would skip most polishing steps."""
+    monkeypatch.setattr(smo, "EXPECTED_ROUNDS", 0)
 
 
 def dual_objective(problem, alpha, phi):
@@ -57,7 +66,7 @@ def kkt_residuals(problem, res):
 
 
 @pytest.mark.parametrize("n,K,C,seed", LARGE_C)
-def test_polished_answer_is_the_primal_optimum_with_exact_kkt(n, K, C, seed):
+def test_polished_answer_is_the_primal_optimum_with_exact_kkt(n, K, C, seed, always_polish):
     problem = rbf_problem(n, K, C, seed)
     res = solve_smo(problem)
     assert res.status == "optimal", res.message
@@ -74,7 +83,7 @@ def test_polished_answer_is_the_primal_optimum_with_exact_kkt(n, K, C, seed):
 
 
 @pytest.mark.parametrize("n,K,C,seed", LARGE_C[:2] + [(80, 5, 0.0625, 6), (80, 3, 1.0, 7)])
-def test_polished_answer_equals_the_unpolished_one(n, K, C, seed):
+def test_polished_answer_equals_the_unpolished_one(n, K, C, seed, always_polish):
     problem = rbf_problem(n, K, C, seed, rare=seed == 6)
     polished, plain = solve_smo(problem), solve_smo(problem, polish=False)
     assert plain.status == polished.status == "optimal"
@@ -132,7 +141,7 @@ def test_from_a_point_of_the_optimal_face_the_step_lands_on_the_optimum():
     assert np.array_equal(alpha, _moved_on_the_face(problem, mult["alpha"]))
 
 
-def test_duplicated_rows_make_a_singular_face_and_still_certify():
+def test_duplicated_rows_make_a_singular_face_and_still_certify(always_polish):
     # every covariate pattern twice: K_SS is singular, the refinement picks a solution
     X, codes = design(40, 5, seed=8)
     X, codes = np.r_[X, X], np.r_[codes, codes]
@@ -147,7 +156,7 @@ def test_duplicated_rows_make_a_singular_face_and_still_certify():
     assert cert.certified and cert.gap <= GAP_TOL
 
 
-def test_rows_on_demand_polish_to_the_dense_answer():
+def test_rows_on_demand_polish_to_the_dense_answer(always_polish):
     dense = rbf_problem(120, 5, 16.0, seed=11)
     lazy = dataclasses.replace(dense, gram=KernelMatrix(make_kernel("rbf", gamma=0.2),
                                                         design(120, 5, 11)[0]))
@@ -157,7 +166,7 @@ def test_rows_on_demand_polish_to_the_dense_answer():
     assert res.objective == pytest.approx(ref.objective, rel=1e-10)
 
 
-def test_bsvm_polishes_to_libsvm_kkt():
+def test_bsvm_polishes_to_libsvm_kkt(always_polish):
     # BSVM has no phi and no gamma: the face is the free alphas and the K-1 intercepts
     problem = dataclasses.replace(rbf_problem(80, 4, 16.0, seed=4), method="bsvm")
     res = solve_smo(problem)
@@ -168,7 +177,24 @@ def test_bsvm_polishes_to_libsvm_kkt():
         assert residuals[name] <= KKT_TOL, name
 
 
-def test_deterministic():
+def test_polishing_waits_for_smo_work_worth_its_cost(monkeypatch):
+    # n = 80: an SMO step (~80 units) is cheap against a face of ~380 variables
+    # (3 x 380^3 / 320 units), so the default path polishes less often than after
+    # every tolerance, and still certifies
+    problem = rbf_problem(80, 7, 16.0, seed=2)
+    default = solve_smo(problem)
+    monkeypatch.setattr(smo, "EXPECTED_ROUNDS", 0)
+    every = solve_smo(problem)
+    assert default.status == every.status == "optimal"
+    assert len(default.info["polish"]) < len(every.info["polish"])
+    monkeypatch.undo()
+    # n = 600, C = 16: the SMO work reaches the cost, the polished face settles
+    res = solve_smo(rbf_problem(600, 5, 16.0, seed=3))
+    assert res.status == "optimal" and res.info["polish"][-1]["converged"]
+    assert res.gap <= 1e-12
+
+
+def test_deterministic(always_polish):
     problem = rbf_problem(70, 6, 16.0, seed=5)
     first, second = solve_smo(problem), solve_smo(problem)
     assert first.iterations == second.iterations
