@@ -60,6 +60,9 @@ ACTIVE_SET_ROUNDS = 8
 # cut them by 20-75% (229, 130, 38, 11, 3, 0; 135, 107, 56, 15, 9, 2, 0), those that do
 # not by 5% after the first (1299, 940, 890, 837, ...; 633, 504, 485, ...)
 SETTLING = 0.85
+# ... unless a round changes at most this many variables (the last few bounded variables
+# of a nearly right face may swap between rounds before the set settles)
+FEW_CHANGES = 50
 # a bounded variable is released when its KKT condition fails by more than this
 # (decision-value units; below it the certificate's tolerances are met anyway)
 RELEASE_TOL = 1e-9
@@ -255,7 +258,7 @@ def polish_step(problem, alpha, phi, gamma, G, intercepts, near=0.0):
         if changes == 0:
             converged = True
             break
-        if changes > SETTLING * last_changes:
+        if changes > SETTLING * last_changes and changes > FEW_CHANGES:
             break  # the active set is not settling: the guess was too far off
         last_changes = changes
         for mask, more in zip(free, release, strict=True):
