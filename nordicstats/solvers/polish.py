@@ -1,4 +1,4 @@
-"""Active-set polishing of a BSVM / NORDIC-1 dual point: one Newton step on its face.
+"""Active-set polishing of a BSVM / NORDIC-1 dual point: the exact optimum of a guessed face.
 
 The dual of the separate form of NORDIC-1 (paper, Section 3.3; BSVM without phi
 and gamma) is::
@@ -26,16 +26,21 @@ intercepts), and the equality rows.  The system is symmetric and indefinite, of 
 |free alphas| + |positive phis| + |positive gammas| + K-1, and needs only the dense
 kernel block K_SS.
 
-It is solved for the step from the current point with a small proximal term delta
-(+delta on the v block, -delta on the b block, which makes the matrix
-quasi-definite and hence nonsingular) and iterative refinement against the exact
-matrix (OSQP's polishing: Stellato et al. 2020, Section 4.3); on a singular face
-(duplicated rows, a phi and both alphas of one row free) the refinement converges to
-the solution nearest the current point.  The step is then cut at the first bound it
-would cross (ratio test, as in active-set methods).  Since the full step minimises D
-over the face's affine hull, every cut step lowers D: the point stays dual feasible
-and is never worse, so the SMO loop can continue from it when the guess of the face
-was wrong.  Design and measurements: docs/notes/scaling.md.
+It is solved with a small proximal term delta (+delta on the v block, -delta on
+the b block, which makes the matrix quasi-definite), through the Cholesky factor of
+H + delta I and the (K-1) x (K-1) Schur complement, and iterative refinement against
+the exact matrix (OSQP's polishing: Stellato et al. 2020, Section 4.3); on a singular
+face (duplicated rows, a phi and both alphas of one row free) the refinement ends at
+the solution nearest the starting point.
+
+The face is guessed from the SMO point (the variables strictly inside their bounds,
+and those within the SMO tolerance of binding) and corrected by a primal-dual active
+set (Hintermueller, Ito & Kunisch 2002): after each face optimum, free variables past
+a bound are fixed at it and bounded variables whose KKT condition fails are released.
+When nothing changes, the face optimum satisfies every KKT condition of the dual: it
+is the optimum (:attr:`PolishStep.converged`).  When the changes stop shrinking the
+guess is abandoned.  The caller decides whether to take the candidate; the SMO loop
+continues from its own point otherwise.  Design and measurements: docs/notes/scaling.md.
 """
 
 from __future__ import annotations
@@ -71,7 +76,7 @@ REFINEMENT_TOL = 1e-13
 # a full step may overshoot a bound by this much (relative to max U) before it is cut
 BOUND_SLACK = 1e-12
 # Largest face polished: its KKT matrix and Cholesky factor take 8 size^2 bytes each
-# (200 MB at 5,000) and a factorisation ~size^3 / 3 flops (seconds at 6,000)
+# (200 MB at 5,000) and a factorisation ~size^3 / 3 flops (seconds at 5,000)
 MAX_FACE_SIZE = 5000
 
 
@@ -82,7 +87,8 @@ class PolishStep:
     Attributes
     ----------
     size : int
-        Order of the KKT system (free alphas + positive phis + positive gammas + K-1).
+        Variables of the first face (free alphas + positive phis + positive gammas); its
+        KKT system has K-1 rows more.
     rows : int
         Observations whose kernel rows entered the block K_SS.
     descent : bool

@@ -15,15 +15,26 @@ solve:
   with the named kernel when the Gram matrix is not stored), which are dual
   feasible with phi = gamma = 0; ``"zero"``: alpha = 0; or ``warm_start``, a
   solution at another C rescaled by C_new / C_old (the constraints are homogeneous).
-* **Accuracy.**  The loop runs to a pair tolerance of 1e-3 (libsvm's default),
-  then the relative duality gap with the intercepts by pooling is computed from
-  the running G = K Omega; while it exceeds half of the certificate's
-  :data:`~nordicstats.solvers.certificate.GAP_TOL` the tolerance is divided by 10
-  and the loop continues from where it stopped.  The noncrossing residuals are held
-  to the pair tolerance, and then, in a last phase, to half of
-  :data:`~nordicstats.solvers.certificate.VIOLATION_TOL`, since the certificate counts
-  them as primal violations.  (Half, not less: G drifts by ~1e-12 over the steps, and
-  every further factor of 10 costs as many steps again, the convergence being linear.)
+* **Accuracy.**  Without polishing (``polish=False``) the loop runs to a pair
+  tolerance of 1e-3 (libsvm's default), then the relative duality gap with the
+  intercepts by pooling is computed from the running G = K Omega; while it exceeds
+  half of the certificate's :data:`~nordicstats.solvers.certificate.GAP_TOL` the
+  tolerance is divided by 10 and the loop continues from where it stopped.  The
+  noncrossing residuals are held to the pair tolerance, and then, in a last phase, to
+  half of :data:`~nordicstats.solvers.certificate.VIOLATION_TOL`, since the
+  certificate counts them as primal violations.  (Half, not less: G drifts by ~1e-12
+  over the steps, and every further factor of 10 costs as many steps again, the
+  convergence being linear.)
+* **Polishing** (the default).  The loop starts at a pair tolerance of 1e-2, divides
+  it by sqrt(10), and after each tolerance tries
+  :func:`~nordicstats.solvers.polish.polish_step`: the exact optimum of the face the
+  SMO point is on, found by a primal-dual active set.  Its candidate is taken when it
+  is the dual's optimum (every KKT condition holds) or meets the certificate's
+  tolerances, and the loop stops there.  A polishing step is tried only when the SMO
+  work since the last one (steps x n) reaches its expected cost (3 rounds x
+  |face|^3 / 320), so polishing at most about doubles the time where it does not pay;
+  the last phase waits for a pair tolerance of 1e-5.  Every decision counts steps and
+  sizes, never seconds: the path is deterministic.
 
 The answer is certified on the full problem by
 :func:`~nordicstats.solvers.certificate.certified_result`, whose kernel products
