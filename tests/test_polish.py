@@ -156,6 +156,18 @@ def test_duplicated_rows_make_a_singular_face_and_still_certify(always_polish):
     assert cert.certified and cert.gap <= GAP_TOL
 
 
+@pytest.mark.parametrize("K,C", [(4, 16.0), (6, 16.0), (5, 2.0)])
+def test_weighted_rows_and_rows_of_weight_zero(K, C, always_polish):
+    # hinge weights c in [0.2, 3] and 5% of the rows of weight 0 (U = 0: alpha is fixed
+    # at 0 whatever its margin, so it may never join a face)
+    problem = rbf_problem(80, K, C, seed=3, weighted=True)
+    res = solve_smo(problem)
+    assert res.status == "optimal" and res.info["polish"][-1]["converged"]
+    assert res.objective == pytest.approx(solve_primal(problem), rel=OBJ_RTOL)
+    assert np.all(res.multipliers["alpha"][problem.upper_bounds == 0] == 0)
+    assert res.gap <= 1e-12
+
+
 def test_rows_on_demand_polish_to_the_dense_answer(always_polish):
     dense = rbf_problem(120, 5, 16.0, seed=11)
     lazy = dataclasses.replace(dense, gram=KernelMatrix(make_kernel("rbf", gamma=0.2),

@@ -288,7 +288,8 @@ def face_size(problem, alpha, phi, gamma, G, intercepts, near=0.0):
 def _near_masks(Y, U, alpha, phi, gamma, G, b, near):
     """Free variables of the first face: inside their bounds, or within ``near`` of it."""
     F = G + b
-    free_alpha = ((alpha > 0.0) & (alpha < U)) | (np.abs(Y * F - 1.0) <= near)
+    # an alpha with U = 0 (a row of weight 0) is fixed at 0 whatever its margin
+    free_alpha = ((alpha > 0.0) & (alpha < U)) | ((np.abs(Y * F - 1.0) <= near) & (U > 0.0))
     if phi.shape[1] == 0:  # BSVM has no phi and no gamma
         return free_alpha, phi > 0.0, gamma > 0.0
     return (free_alpha, (phi > 0.0) | (np.abs(G[:, :-1] - G[:, 1:]) <= near),
@@ -320,8 +321,8 @@ def _violated_kkt(Y, U, point, G, b, free):
     """Masks of the bounded variables whose KKT condition fails by more than RELEASE_TOL."""
     margin = Y * (G + b) - 1.0
     alpha = point["alpha"]
-    release_alpha = ~free[0] & (((alpha <= 0.0) & (margin < -RELEASE_TOL))
-                                | ((alpha >= U) & (margin > RELEASE_TOL)))
+    release_alpha = ~free[0] & (U > 0.0) & (((alpha <= 0.0) & (margin < -RELEASE_TOL))
+                                            | ((alpha >= U) & (margin > RELEASE_TOL)))
     if point["phi"].shape[1] == 0:
         return release_alpha, np.zeros_like(free[1]), np.zeros_like(free[2])
     return (release_alpha, ~free[1] & (G[:, :-1] - G[:, 1:] < -RELEASE_TOL),
