@@ -32,10 +32,10 @@ Parts:
 
 Rows are appended to ``benchmarks/results/scale/{kernel,linear}.jsonl`` as each fit
 ends (``--rows FILE``: the kernel rows to another file of that folder, so that rows of
-an earlier solver stay for comparison, e.g. ``kernel_nordic0_smo.jsonl`` for NORDIC-0 by
-SMO and ``nordic2_dual_lp.jsonl`` for NORDIC-2 with the dual cutting-plane LPs); a
-rerun skips the keys already stored (resumable).  ``--quick``: n = 1,000, K = 3 and 5,
-C = 2^-4, 1, 2^4, 60 s per fit.
+an earlier solver stay for comparison); a rerun skips the keys already stored
+(resumable).  ``--figures`` reads the kernel files of :data:`KERNEL_FILES`, a newer
+file's row replacing an older one of the same key.  ``--quick``: n = 1,000, K = 3
+and 5, C = 2^-4, 1, 2^4, 60 s per fit.
 
 Run (low priority, one BLAS thread)::
 
@@ -73,6 +73,11 @@ C_GRID = tuple(2.0**e for e in range(-4, 5))
 KERNEL_METHODS = ("nordic1", "nordic0", "nordic2")
 KEY = ("part", "design", "method", "n", "K", "C", "seed")
 NORDIC2_ROWS = "nordic2_dual_lp.jsonl"  # NORDIC-2 rows since the dual cutting-plane LPs
+# kernel rows by solver version, oldest first: kernel.jsonl (the first SMO solver,
+# NORDIC-0 by active_set, NORDIC-2 by primal LPs), kernel_nordic0_smo.jsonl (NORDIC-0
+# by SMO), NORDIC2_ROWS, kernel_polish.jsonl (NORDIC-1 with active-set polishing)
+KERNEL_FILES = ("kernel.jsonl", "kernel_nordic0_smo.jsonl", NORDIC2_ROWS,
+                "kernel_polish.jsonl")
 BETA5 = np.array([1.0, 0.625, 0.25, -0.125, -0.5])
 # The libsvm baseline is the fastest of this many runs: on a shared machine one run of
 # ~0.1 s varied 5-fold, and the fastest is the fair (harshest) denominator.
@@ -209,8 +214,18 @@ def kernel_task(design, method, n, K, C, seed, limit):
                 "certified": None if cert is None else cert.certified,
                 "peak_mb": mb, "libsvm_peak_mb": base_mb,
                 "solution_origin": sr.info.get("solution_origin"),
-                "lp_solves": sr.info.get("lp_solves")}
+                "lp_solves": sr.info.get("lp_solves"),
+                **polish_summary(sr.info.get("polish"))}
     return task
+
+
+def polish_summary(steps):
+    """Columns of the SMO solver's active-set polishing: steps tried, taken, seconds."""
+    if steps is None:
+        return {}
+    return {"polish_tried": len(steps), "polish_accepted": sum(s["accepted"] for s in steps),
+            "polish_seconds": sum(s["seconds"] for s in steps),
+            "polish_face": max((s["size"] for s in steps), default=0)}
 
 
 # --- the linear part -------------------------------------------------------------------------
@@ -332,10 +347,7 @@ def figures(args):
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    # NORDIC-2's current rows are those of the dual cutting-plane LPs (its older rows stay
-    # in kernel.jsonl for the record)
-    rows = [r for r in stored(RESULTS / "kernel.jsonl") if r["method"] != "nordic2"]
-    rows = [r for r in rows + stored(RESULTS / NORDIC2_ROWS) if "ratio" in r or "seconds" in r]
+    rows = [r for r in kernel_rows() if "ratio" in r or "seconds" in r]
     FIGURES.mkdir(parents=True, exist_ok=True)
     designs = sorted({r["design"] for r in rows})
     Ks = sorted({r["K"] for r in rows})
@@ -371,6 +383,15 @@ def figures(args):
     print(profile_table(stored(RESULTS / "profile_nordic2.jsonl")))
     print(lp_profile_table(stored(RESULTS / "profile_nordic2.jsonl")))
     print(c_grid_table(stored(RESULTS / NORDIC2_ROWS)))
+
+
+def kernel_rows():
+    """The stored kernel rows of :data:`KERNEL_FILES`, a later file's row replacing an
+    earlier one of the same key (the rows of the current solvers)."""
+    rows = {}
+    for name in KERNEL_FILES:
+        rows.update((_key(r), r) for r in stored(RESULTS / name))
+    return list(rows.values())
 
 
 COLORS = {"nordic1": "tab:blue", "nordic0": "tab:orange", "nordic2": "tab:green",

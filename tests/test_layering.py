@@ -159,7 +159,8 @@ def test_graph_sees_loads_by_name():
     # the solver registry loads every solver module by name; none imports it back
     assert {"nordicstats.solvers.milp", "nordicstats.solvers.smo",
             "nordicstats.solvers.nordic0"} <= graph["nordicstats.solvers.registry"]
-    for solver_module in ("milp", "smo", "qp", "decomposition", "linear_primal", "nordic0"):
+    for solver_module in ("milp", "smo", "polish", "qp", "decomposition", "linear_primal",
+                          "nordic0"):
         imported = graph[f"nordicstats.solvers.{solver_module}"]
         assert not {"nordicstats.solvers", "nordicstats.solvers.registry"} & imported
 

@@ -1,0 +1,410 @@
+"""Active-set polishing of a BSVM / NORDIC-1 dual point: the exact optimum of a guessed face.
+
+The dual of the separate form of NORDIC-1 (paper, Section 3.3; BSVM without phi
+and gamma) is::
+
+    min  D = 1/2 sum_k omega_k' K omega_k - e'alpha,
+    omega_k = y_k alpha_k + phi_k - phi_{k-1}                          (eq. KKT_omega)
+    s.t. y_k'alpha_k + gamma_k - gamma_{k-1} = 0,  0 <= alpha <= U,  phi, gamma >= 0.
+
+An SMO point at libsvm's tolerance usually sits on the right face already: the
+alphas at 0 and at U, the noncrossing multipliers phi and the intercept ties gamma
+that are zero are those of the optimum, and only the values of the others are
+inexact.  Fixing every bounded variable, the rest v = (free alphas, positive phis,
+positive gammas) and the intercepts b (the multipliers of the equality rows) solve
+the equality-constrained KKT system of the dual restricted to that face::
+
+    [ H   A' ] [ v ]   [ -c ]     H = M' (I (x) K_SS) M,   c = M' vec(G_fixed) - [alpha]
+    [ A   0  ] [ b ] = [  r ]     A v = r: the K-1 equality rows,
+
+where M maps v to the entries of Omega it moves (rows S of the free alphas and
+positive phis), G_fixed = K Omega_fixed on S the decision values without intercepts
+of the fixed part, and r = -sum of y alpha over the bounded alphas.  Row by row it
+says: y_ik (G_ik + b_k) = 1 for a free alpha (on the margin), G_ik = G_i,k+1 for a
+positive phi (the boundaries touch at x_i), b_k = b_k+1 for a positive gamma (tied
+intercepts), and the equality rows.  The system is symmetric and indefinite, of size
+|free alphas| + |positive phis| + |positive gammas| + K-1, and needs only the dense
+kernel block K_SS.
+
+It is solved with a small proximal term delta (+delta on the v block, -delta on
+the b block, which makes the matrix quasi-definite), through the Cholesky factor of
+H + delta I and the (K-1) x (K-1) Schur complement, and iterative refinement against
+the exact matrix (OSQP's polishing: Stellato et al. 2020, Section 4.3); on a singular
+face (duplicated rows, a phi and both alphas of one row free) the refinement ends at
+the solution nearest the starting point.
+
+The face is guessed from the SMO point (the variables strictly inside their bounds,
+and those within the SMO tolerance of binding) and corrected by a primal-dual active
+set (Hintermueller, Ito & Kunisch 2002): after each face optimum, free variables past
+a bound are fixed at it and bounded variables whose KKT condition fails are released.
+When nothing changes, the face optimum satisfies every KKT condition of the dual: it
+is the optimum (:attr:`PolishStep.converged`).  When the changes stop shrinking the
+guess is abandoned.  The caller decides whether to take the candidate; the SMO loop
+continues from its own point otherwise.  Design and measurements: docs/notes/scaling.md.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+
+import numpy as np
+import scipy.linalg
+
+from nordicstats.kernels import KernelMatrix, gram_block
+
+__all__ = ["PolishStep", "polish_step", "face_size", "dual_expansion"]
+
+# proximal term of the factorised matrix, relative to the largest diagonal of H
+PROXIMAL = 1e-9
+REFINEMENT_STEPS = 12
+# face optima per polishing step (primal-dual active set rounds)
+ACTIVE_SET_ROUNDS = 8
+# a round must cut the changes of the active set to this fraction of the round before,
+# else the guess is abandoned.  Measured (n = 1,000, K = 7): the rounds that converge
+# cut them by 20-75% (229, 130, 38, 11, 3, 0; 135, 107, 56, 15, 9, 2, 0), those that do
+# not by 5% after the first (1299, 940, 890, 837, ...; 633, 504, 485, ...)
+SETTLING = 0.85
+# ... unless a round changes at most this many variables (the last few bounded variables
+# of a nearly right face may swap between rounds before the set settles)
+FEW_CHANGES = 50
+# a bounded variable is released when its KKT condition fails by more than this
+# (decision-value units; below it the certificate's tolerances are met anyway)
+RELEASE_TOL = 1e-9
+# refinement stops when the KKT residual is below this, relative to the right side
+REFINEMENT_TOL = 1e-13
+# a full step may overshoot a bound by this much (relative to max U) before it is cut
+BOUND_SLACK = 1e-12
+# Largest face polished: its KKT matrix and Cholesky factor take 8 size^2 bytes each
+# (200 MB at 5,000) and a factorisation ~size^3 / 3 flops (seconds at 5,000)
+MAX_FACE_SIZE = 5000
+
+
+@dataclass(frozen=True)
+class PolishStep:
+    """What one polishing step did.
+
+    Attributes
+    ----------
+    size : int
+        Variables of the first face (free alphas + positive phis + positive gammas); its
+        KKT system has K-1 rows more.
+    rows : int
+        Observations whose kernel rows entered the block K_SS.
+    descent : bool
+        Whether the candidate lowers the dual objective.
+    fixed : int
+        Free variables fixed at a bound because a face optimum crossed it.
+    rounds : int
+        Face optima solved (one KKT system each).
+    residual : float
+        Relative residual of the last KKT system after refinement.
+    seconds : float
+        Time of the polishing step.
+    released : int
+        Bounded variables freed because their KKT condition failed at a face optimum.
+    converged : bool
+        Whether the last face optimum is feasible and meets every KKT condition.
+    accepted : bool
+        Whether the caller took the candidate (set by the caller).
+    """
+
+    size: int
+    rows: int
+    descent: bool
+    fixed: int
+    rounds: int
+    residual: float
+    seconds: float
+    released: int = 0
+    converged: bool = False
+    accepted: bool = False
+
+
+class _Face:
+    """The free variables of a face: which entries of Omega they move and how."""
+
+    def __init__(self, Y, U, free_alpha, free_phi, free_gamma):
+        self.m = Y.shape[1]
+        ia, ka = np.nonzero(free_alpha)
+        ip, kp = np.nonzero(free_phi)
+        self.kg = np.flatnonzero(free_gamma)
+        self.rows, local = np.unique(np.r_[ia, ip], return_inverse=True)
+        la, lp = local[:ia.size], local[ia.size:]
+        self.alpha_index, self.phi_index = (ia, ka), (ip, kp)
+        na, nphi = ia.size, ip.size
+        self.n_omega = na + nphi  # variables that move Omega (gammas do not)
+        self.size = self.n_omega + self.kg.size
+        # entries (variable, local row, boundary, coefficient) of the map M
+        var = np.r_[np.arange(na), na + np.arange(nphi), na + np.arange(nphi)]
+        self.entries = (var, np.r_[la, lp, lp], np.r_[ka, kp, kp + 1],
+                        np.r_[Y[ia, ka], np.ones(nphi), -np.ones(nphi)])
+        self.lower = np.zeros(self.size)
+        self.upper = np.r_[U[ia, ka], np.full(nphi + self.kg.size, np.inf)]
+
+    def unmask(self, which, free):
+        """Clear the free masks of the face's variables ``which``; returns how many."""
+        na, nphi = self.alpha_index[0].size, self.phi_index[0].size
+        on_alpha, on_phi = which[:na], which[na:na + nphi]
+        free[0][self.alpha_index[0][on_alpha], self.alpha_index[1][on_alpha]] = False
+        free[1][self.phi_index[0][on_phi], self.phi_index[1][on_phi]] = False
+        free[2][self.kg[which[na + nphi:]]] = False
+        return int(which.sum())
+
+    def values(self, alpha, phi, gamma):
+        """v at the current point."""
+        return np.r_[alpha[self.alpha_index], phi[self.phi_index], gamma[self.kg]]
+
+    def assign(self, v, alpha, phi, gamma):
+        """Write v into the dual arrays (in place)."""
+        na, nphi = self.alpha_index[0].size, self.phi_index[0].size
+        alpha[self.alpha_index] = v[:na]
+        phi[self.phi_index] = v[na:na + nphi]
+        gamma[self.kg] = v[na + nphi:]
+
+    def omega(self, v):
+        """M v: the (|S|, K-1) entries of Omega on the rows S that v moves."""
+        var, row, bound, coef = self.entries
+        out = np.zeros((self.rows.size, self.m))
+        np.add.at(out, (row, bound), coef * v[var])
+        return out
+
+    def transpose_omega(self, W):
+        """M' vec(W) for W of shape (|S|, K-1)."""
+        var, row, bound, coef = self.entries
+        out = np.zeros(self.size)
+        np.add.at(out, var, coef * W[row, bound])
+        return out
+
+    def hessian(self, K_SS):
+        """H = M' (I (x) K_SS) M, boundary by boundary (a variable meets a boundary once)."""
+        var, row, bound, coef = self.entries
+        H = np.zeros((self.size, self.size))
+        for k in range(self.m):
+            on = bound == k
+            p, r, c = var[on], row[on], coef[on]
+            H[np.ix_(p, p)] += K_SS[np.ix_(r, r)] * np.outer(c, c)
+        return H
+
+    def equality_rows(self, Y):
+        """A (K-1, size): y_ik for alpha_ik in row k; +1, -1 in rows k, k+1 for gamma_k."""
+        ia, ka = self.alpha_index
+        A = np.zeros((self.m, self.size))
+        A[ka, np.arange(ia.size)] = Y[ia, ka]
+        cols = self.n_omega + np.arange(self.kg.size)
+        A[self.kg, cols] = 1.0
+        A[self.kg + 1, cols] = -1.0
+        return A
+
+
+def polish_step(problem, alpha, phi, gamma, G, intercepts, near=0.0):
+    """The optimum of the dual over a face guessed from a dual feasible point.
+
+    Parameters
+    ----------
+    problem : NordicProblem
+        BSVM or NORDIC-1 with separate intercepts; ``gram`` dense or a
+        :class:`~nordicstats.kernels.KernelMatrix`.
+    alpha, phi, gamma : ndarray of shape (n, K-1), (n, K-2), (K-2,)
+        A dual feasible point (not modified).
+    G : ndarray of shape (n, K-1)
+        K Omega at the point.
+    intercepts : ndarray of shape (K-1,)
+        Current estimate of b (the start of the refinement).
+    near : float, default=0.0
+        Bounded variables whose constraint is within ``near`` of binding join the
+        first face (an alpha at a bound with |y_ik (G_ik + b_k) - 1| <= near, a zero
+        phi with |G_ik - G_i,k+1| <= near, a zero gamma with |b_k - b_k+1| <= near).
+
+    Returns
+    -------
+    (PolishStep, dict or None)
+        What was done, and the candidate ``{"alpha", "phi", "gamma", "G"}``: the dual
+        feasible face optimum of lowest dual objective met (new arrays), None when no
+        face optimum was feasible.  ``PolishStep.descent`` says whether it lowers the
+        dual objective, ``PolishStep.converged`` whether it satisfies every KKT
+        condition (it is then the optimum of the whole dual).
+    """
+    clock = time.perf_counter()
+    Y, U = problem.signs, problem.upper_bounds
+    free = _near_masks(Y, U, alpha, phi, gamma, G, intercepts, near)
+    point = {"alpha": alpha.copy(), "phi": phi.copy(), "gamma": gamma.copy()}
+    base_omega = dual_expansion(Y, alpha, phi)
+    base_value = _dual_value(base_omega, G, alpha)
+    best, best_value = None, np.inf
+    slack = BOUND_SLACK * max(1.0, float(np.max(U, initial=1.0)))
+    b, stats = np.asarray(intercepts, dtype=float), {"size": 0, "rows": 0, "residual": np.nan}
+    dropped = released = rounds = 0
+    converged, last_changes = False, np.inf
+    while rounds < ACTIVE_SET_ROUNDS:
+        face = _Face(Y, U, *free)
+        if face.size == 0 or face.size > MAX_FACE_SIZE:
+            break
+        rounds += 1
+        v, b, residual = _face_optimum(problem, face, point, G, base_omega, b)
+        stats = stats if stats["size"] else {"size": face.size, "rows": int(face.rows.size)}
+        stats["residual"] = residual
+        face.assign(v, point["alpha"], point["phi"], point["gamma"])
+        omega = dual_expansion(Y, point["alpha"], point["phi"])
+        G_new = G.copy()
+        _update_gradient(problem.gram, G_new, *_changed_rows(omega, base_omega))
+        # primal-dual active set update: free variables past a bound are fixed at it,
+        # bounded variables whose KKT condition fails are released
+        below, above = v < face.lower - slack, v > face.upper + slack
+        v = np.clip(v, face.lower, face.upper)
+        face.assign(v, point["alpha"], point["phi"], point["gamma"])
+        if not (below.any() or above.any()):
+            value = _dual_value(omega, G_new, point["alpha"])
+            if value < best_value:
+                best, best_value = {**{k: x.copy() for k, x in point.items()}, "G": G_new}, value
+        fix = face.unmask(below | above, free)
+        release = _violated_kkt(Y, U, point, G_new, b, free)
+        changes = fix + int(sum(int(r.sum()) for r in release))
+        dropped, released = dropped + fix, released + changes - fix
+        if changes == 0:
+            converged = True
+            break
+        if changes > SETTLING * last_changes and changes > FEW_CHANGES:
+            break  # the active set is not settling: the guess was too far off
+        last_changes = changes
+        for mask, more in zip(free, release, strict=True):
+            mask |= more
+    descent = best_value <= base_value
+    return PolishStep(stats["size"], stats.get("rows", 0), bool(descent), dropped, rounds,
+                      float(stats["residual"]), time.perf_counter() - clock,
+                      released=released, converged=converged), best
+
+
+def face_size(problem, alpha, phi, gamma, G, intercepts, near=0.0):
+    """Variables of the first face :func:`polish_step` would solve (same arguments).
+
+    The order of its KKT system less K-1; its cost grows as the cube of it.
+    """
+    masks = _near_masks(problem.signs, problem.upper_bounds, alpha, phi, gamma, G,
+                        np.asarray(intercepts, dtype=float), near)
+    return int(sum(int(mask.sum()) for mask in masks))
+
+
+def _near_masks(Y, U, alpha, phi, gamma, G, b, near):
+    """Free variables of the first face: inside their bounds, or within ``near`` of it."""
+    F = G + b
+    # an alpha with U = 0 (a row of weight 0) is fixed at 0 whatever its margin
+    free_alpha = ((alpha > 0.0) & (alpha < U)) | ((np.abs(Y * F - 1.0) <= near) & (U > 0.0))
+    if phi.shape[1] == 0:  # BSVM has no phi and no gamma
+        return free_alpha, phi > 0.0, gamma > 0.0
+    return (free_alpha, (phi > 0.0) | (np.abs(G[:, :-1] - G[:, 1:]) <= near),
+            (gamma > 0.0) | (np.abs(b[:-1] - b[1:]) <= near))
+
+
+def _face_optimum(problem, face, point, G, base_omega, intercepts):
+    """(v, b, residual): the face's KKT system with the other variables fixed at ``point``.
+
+    G_fixed = K Omega_fixed on the rows S of the face comes from the G of the base
+    point: G_S - K[S, R] (Omega_base - Omega_fixed)_R over the rows R where they differ.
+    """
+    Y = problem.signs
+    fixed = {k: x.copy() for k, x in point.items()}
+    start = face.values(fixed["alpha"], fixed["phi"], fixed["gamma"])
+    face.assign(np.zeros(face.size), fixed["alpha"], fixed["phi"], fixed["gamma"])
+    rows, diff = _changed_rows(base_omega, dual_expansion(Y, fixed["alpha"], fixed["phi"]))
+    G_fixed = G[face.rows] - gram_block(problem.gram, face.rows, rows) @ diff
+    H, A = face.hessian(gram_block(problem.gram, face.rows, face.rows)), face.equality_rows(Y)
+    c = face.transpose_omega(G_fixed)
+    c[:face.alpha_index[0].size] -= 1.0
+    # H v + A'b = -c,  A v = -(the fixed part of the equality rows)
+    rhs = np.r_[-c, -_equality_values(Y, fixed["alpha"], fixed["gamma"])]
+    x, residual = _solve_kkt(H, A, rhs, np.r_[start, intercepts])
+    return x[:face.size], x[face.size:], residual
+
+
+def _violated_kkt(Y, U, point, G, b, free):
+    """Masks of the bounded variables whose KKT condition fails by more than RELEASE_TOL."""
+    margin = Y * (G + b) - 1.0
+    alpha = point["alpha"]
+    release_alpha = ~free[0] & (U > 0.0) & (((alpha <= 0.0) & (margin < -RELEASE_TOL))
+                                            | ((alpha >= U) & (margin > RELEASE_TOL)))
+    if point["phi"].shape[1] == 0:
+        return release_alpha, np.zeros_like(free[1]), np.zeros_like(free[2])
+    return (release_alpha, ~free[1] & (G[:, :-1] - G[:, 1:] < -RELEASE_TOL),
+            ~free[2] & (b[:-1] - b[1:] < -RELEASE_TOL))
+
+
+def dual_expansion(Y, alpha, phi):
+    """omega_k = y_k alpha_k + phi_k - phi_{k-1} (eq. KKT_omega), shape (n, K-1).
+
+    Examples
+    --------
+    >>> Y = np.array([[1.0, -1.0], [-1.0, -1.0]])
+    >>> dual_expansion(Y, np.array([[1.0, 2.0], [3.0, 4.0]]), np.array([[0.5], [0.0]]))
+    array([[ 1.5, -2.5],
+           [-3. , -4. ]])
+    """
+    omega = Y * alpha
+    if phi.shape[1]:
+        omega[:, :-1] += phi
+        omega[:, 1:] -= phi
+    return omega
+
+
+def _dual_value(omega, G, alpha):
+    """D = 1/2 sum_k omega_k' G_k - e'alpha with G = K Omega."""
+    return 0.5 * float(np.sum(omega * G)) - float(alpha.sum())
+
+
+def _changed_rows(omega, base_omega):
+    """(rows, omega - base_omega on them): the rows where two expansions differ."""
+    diff = omega - base_omega
+    rows = np.flatnonzero(np.any(diff != 0.0, axis=1))
+    return rows, diff[rows]
+
+
+def _equality_values(Y, alpha, gamma):
+    """y_k'alpha_k + gamma_k - gamma_{k-1} for every k (zero at a feasible point)."""
+    values = np.sum(Y * alpha, axis=0)
+    if gamma.size:
+        values[:-1] += gamma
+        values[1:] -= gamma
+    return values
+
+
+def _solve_kkt(H, A, rhs, start):
+    """Solve [H A'; A 0] x = rhs: regularised factorisation, then iterative refinement.
+
+    The regularised matrix [H + delta I, A'; A, -delta I] is quasi-definite; it is
+    solved through the Cholesky factor of H + delta I and the (K-1) x (K-1) Schur
+    complement A (H + delta I)^-1 A' + delta I.  ``start`` is the refinement's first
+    iterate (zero step, the current intercepts); returns (x, relative residual).
+    """
+    nv = H.shape[0]
+    delta = PROXIMAL * max(1.0, float(np.max(np.abs(np.diag(H)), initial=1.0)))
+    factor = scipy.linalg.cho_factor(H + delta * np.eye(nv), check_finite=False)
+    H_inv_At = scipy.linalg.cho_solve(factor, A.T, check_finite=False)
+    schur = A @ H_inv_At + delta * np.eye(A.shape[0])
+
+    def regularised_solve(r):
+        z = scipy.linalg.cho_solve(factor, r[:nv], check_finite=False)
+        b = np.linalg.solve(schur, A @ z - r[nv:])
+        return np.r_[z - H_inv_At @ b, b]
+
+    def kkt_product(x):
+        return np.r_[H @ x[:nv] + A.T @ x[nv:], A @ x[:nv]]
+
+    x = start.astype(float)
+    scale = max(1.0, float(np.max(np.abs(rhs), initial=0.0)))
+    residual = rhs - kkt_product(x)
+    for _ in range(REFINEMENT_STEPS):
+        if np.max(np.abs(residual), initial=0.0) <= REFINEMENT_TOL * scale:
+            break
+        x += regularised_solve(residual)
+        residual = rhs - kkt_product(x)
+    return x, float(np.max(np.abs(residual), initial=0.0)) / scale
+
+
+def _update_gradient(gram, G, rows, delta_omega):
+    """G += K[:, rows] delta_omega (by row blocks for a KernelMatrix)."""
+    if isinstance(gram, KernelMatrix):
+        full = np.zeros_like(G)
+        full[rows] = delta_omega
+        G += gram @ full
+    else:
+        G += gram[:, rows] @ delta_omega

@@ -1,0 +1,214 @@
+"""Tests of the active-set polishing of the SMO solver (nordicstats.solvers.polish).
+
+References nobody here wrote: Clarabel on the paper's primal through cvxpy
+(tests/primal_reference.py); the KKT conditions of the dual, recomputed here from the
+dense Gram matrix; the SMO loop without polishing (``polish=False``), which reaches
+the same optimum along another path.  The cases are at large C, where every
+intercept ties (all gamma > 0) and dozens of noncrossing rows bind (phi > 0) --
+the regime the polishing is for.
+"""
+
+import dataclasses
+
+import numpy as np
+import pytest
+from primal_reference import solve_primal
+from test_smo import OBJ_RTOL, design, rbf_problem
+
+from nordicstats.kernels import KernelMatrix, make_kernel
+from nordicstats.solvers import smo
+from nordicstats.solvers.certificate import GAP_TOL, certify
+from nordicstats.solvers.decomposition import intercepts_by_pooling
+from nordicstats.solvers.polish import polish_step
+from nordicstats.solvers.smo import solve_smo
+
+# (n, K, C, seed): all intercepts tie in the first four (gamma > 0 on the whole chain)
+LARGE_C = [(60, 5, 16.0, 0), (80, 7, 16.0, 2), (60, 4, 8.0, 3), (70, 6, 16.0, 5)]
+# KKT conditions in decision-value units: a polished point solves its face's linear
+# system to ~1e-13; 1e-8 leaves room for the conditioning of K_SS
+KKT_TOL = 1e-8
+
+
+@pytest.fixture
+def always_polish(monkeypatch):
+    """Polish after every tolerance: on these small problems an SMO step is so cheap
+    that the default rule (SMO work since the last polish >= the expected cost of
+    the next one) would skip most polishing steps."""
+    monkeypatch.setattr(smo, "EXPECTED_ROUNDS", 0)
+
+
+def dual_objective(problem, alpha, phi):
+    """D = 1/2 sum_k omega_k' K omega_k - e'alpha, omega_k = y_k alpha_k + phi_k - phi_{k-1}."""
+    omega = problem.signs * alpha
+    omega[:, :-1] += phi
+    omega[:, 1:] -= phi
+    return 0.5 * float(np.sum(omega * (problem.gram @ omega))) - float(alpha.sum())
+
+
+def kkt_residuals(problem, res):
+    """Largest violation of each KKT condition of the dual at the solver's answer."""
+    mult = res.multipliers
+    alpha, phi, gamma = mult["alpha"], mult["phi"], mult["gamma"]
+    U, Y = problem.upper_bounds, problem.signs
+    G = problem.gram @ res.dual_coef
+    margin = Y * (G + res.intercept) - 1.0
+    free = (alpha > 0) & (alpha < U)
+    ties = np.abs(np.diff(res.intercept))[gamma > 0]
+    touching = (G[:, :-1] - G[:, 1:])[phi > 0]
+    return {
+        "free on the margin": np.max(np.abs(margin[free]), initial=0.0),
+        "zero alphas outside": np.max(-margin[alpha == 0], initial=0.0),
+        "alphas at C inside": np.max(margin[alpha == U], initial=0.0),
+        "tied intercepts": np.max(ties, initial=0.0),
+        "binding rows touch": np.max(np.abs(touching), initial=0.0),
+        "no crossing": np.max(G[:, 1:] - G[:, :-1], initial=0.0),
+    }
+
+
+@pytest.mark.parametrize("n,K,C,seed", LARGE_C)
+def test_polished_answer_is_the_primal_optimum_with_exact_kkt(n, K, C, seed, always_polish):
+    problem = rbf_problem(n, K, C, seed)
+    res = solve_smo(problem)
+    assert res.status == "optimal", res.message
+    assert any(step["accepted"] for step in res.info["polish"])
+    # the regime: intercepts tied, noncrossing rows binding
+    assert np.sum(res.multipliers["phi"] > 0) >= 20
+    if seed != 5:
+        assert np.all(res.multipliers["gamma"] > 0)
+    assert res.objective == pytest.approx(solve_primal(problem), rel=OBJ_RTOL)
+    # the answer is the exact optimum of its face, not an approximate one
+    assert res.gap <= 1e-12
+    for name, value in kkt_residuals(problem, res).items():
+        assert value <= KKT_TOL, name
+
+
+@pytest.mark.parametrize("n,K,C,seed", LARGE_C[:2] + [(80, 5, 0.0625, 6), (80, 3, 1.0, 7)])
+def test_polished_answer_equals_the_unpolished_one(n, K, C, seed, always_polish):
+    problem = rbf_problem(n, K, C, seed, rare=seed == 6)
+    polished, plain = solve_smo(problem), solve_smo(problem, polish=False)
+    assert plain.status == polished.status == "optimal"
+    assert plain.info["polish"] == []
+    assert polished.objective == pytest.approx(plain.objective, rel=OBJ_RTOL)
+    # f = K omega + b is unique at the optimum; the plain path stops at gap ~1e-7
+    np.testing.assert_allclose(problem.decision_values(polished.dual_coef, polished.intercept),
+                               problem.decision_values(plain.dual_coef, plain.intercept),
+                               atol=1e-4)
+    assert polished.iterations <= plain.iterations
+
+
+def _moved_on_the_face(problem, alpha, share=0.3):
+    """alpha with two free alphas of boundary 0 (same label) moved by +-delta: y'alpha
+    and every bound still hold, the face is the same, the point is not optimal."""
+    U, y = problem.upper_bounds[:, 0], problem.signs[:, 0]
+    free = np.flatnonzero((alpha[:, 0] > 0) & (alpha[:, 0] < U) & (y > 0))
+    i, j = free[:2]
+    delta = share * min(U[i] - alpha[i, 0], alpha[j, 0])
+    moved = alpha.copy()
+    moved[i, 0] += delta
+    moved[j, 0] -= delta
+    return moved
+
+
+def test_from_a_point_of_the_optimal_face_the_step_lands_on_the_optimum():
+    problem = rbf_problem(80, 5, 16.0, seed=1)
+    res = solve_smo(problem)
+    mult = res.multipliers
+    G = problem.gram @ res.dual_coef
+    step, candidate = polish_step(problem, mult["alpha"], mult["phi"], mult["gamma"], G,
+                                  res.intercept)
+    assert step.converged and step.rounds == 1  # the optimum is a fixed point
+    alpha, phi, gamma = _moved_on_the_face(problem, mult["alpha"]), mult["phi"], mult["gamma"]
+    omega = problem.signs * alpha
+    omega[:, :-1] += phi
+    omega[:, 1:] -= phi
+    G = problem.gram @ omega
+    step, candidate = polish_step(problem, alpha, phi, gamma, G,
+                                  intercepts_by_pooling(problem, G))
+    assert step.descent and step.converged
+    assert dual_objective(problem, candidate["alpha"], candidate["phi"]) < dual_objective(
+        problem, alpha, phi)
+    # back at the optimum: the dual value, and K omega (unique, unlike alpha and phi
+    # where a row has a positive phi and both of its alphas free)
+    assert dual_objective(problem, candidate["alpha"], candidate["phi"]) == pytest.approx(
+        dual_objective(problem, mult["alpha"], mult["phi"]), rel=1e-12)
+    np.testing.assert_allclose(candidate["G"], problem.gram @ res.dual_coef, atol=1e-8)
+    # its G is K Omega, and the inputs were not modified
+    omega = problem.signs * candidate["alpha"]
+    omega[:, :-1] += candidate["phi"]
+    omega[:, 1:] -= candidate["phi"]
+    np.testing.assert_allclose(candidate["G"], problem.gram @ omega, atol=1e-9 * problem.C)
+    assert not np.array_equal(alpha, candidate["alpha"])
+    assert np.array_equal(alpha, _moved_on_the_face(problem, mult["alpha"]))
+
+
+def test_duplicated_rows_make_a_singular_face_and_still_certify(always_polish):
+    # every covariate pattern twice: K_SS is singular, the refinement picks a solution
+    X, codes = design(40, 5, seed=8)
+    X, codes = np.r_[X, X], np.r_[codes, codes]
+    kernel = make_kernel("rbf", gamma=0.2)
+    base = rbf_problem(40, 5, 16.0, seed=8)
+    problem = dataclasses.replace(base, gram=kernel(X, X),
+                                  signs=np.r_[base.signs, base.signs])
+    res = solve_smo(problem)
+    assert res.status == "optimal", res.message
+    assert res.objective == pytest.approx(solve_primal(problem), rel=OBJ_RTOL)
+    cert = certify(problem, res.dual_coef, res.intercept, res.multipliers)
+    assert cert.certified and cert.gap <= GAP_TOL
+
+
+@pytest.mark.parametrize("K,C", [(4, 16.0), (6, 16.0), (5, 2.0)])
+def test_weighted_rows_and_rows_of_weight_zero(K, C, always_polish):
+    # hinge weights c in [0.2, 3] and 5% of the rows of weight 0 (U = 0: alpha is fixed
+    # at 0 whatever its margin, so it may never join a face)
+    problem = rbf_problem(80, K, C, seed=3, weighted=True)
+    res = solve_smo(problem)
+    assert res.status == "optimal" and res.info["polish"][-1]["converged"]
+    assert res.objective == pytest.approx(solve_primal(problem), rel=OBJ_RTOL)
+    assert np.all(res.multipliers["alpha"][problem.upper_bounds == 0] == 0)
+    assert res.gap <= 1e-12
+
+
+def test_rows_on_demand_polish_to_the_dense_answer(always_polish):
+    dense = rbf_problem(120, 5, 16.0, seed=11)
+    lazy = dataclasses.replace(dense, gram=KernelMatrix(make_kernel("rbf", gamma=0.2),
+                                                        design(120, 5, 11)[0]))
+    ref, res = solve_smo(dense), solve_smo(lazy)
+    assert res.status == "optimal"
+    assert res.iterations == ref.iterations
+    assert res.objective == pytest.approx(ref.objective, rel=1e-10)
+
+
+def test_bsvm_polishes_to_libsvm_kkt(always_polish):
+    # BSVM has no phi and no gamma: the face is the free alphas and the K-1 intercepts
+    problem = dataclasses.replace(rbf_problem(80, 4, 16.0, seed=4), method="bsvm")
+    res = solve_smo(problem)
+    assert res.status == "optimal"
+    assert any(step["accepted"] for step in res.info["polish"])
+    residuals = kkt_residuals(problem, res)
+    for name in ("free on the margin", "zero alphas outside", "alphas at C inside"):
+        assert residuals[name] <= KKT_TOL, name
+
+
+def test_polishing_waits_for_smo_work_worth_its_cost(monkeypatch):
+    # n = 80: an SMO step (~80 units) is cheap against a face of ~380 variables
+    # (3 x 380^3 / 320 units), so the default path runs more SMO steps before it
+    # polishes than the path that polishes after every tolerance; both certify
+    problem = rbf_problem(80, 7, 16.0, seed=2)
+    default = solve_smo(problem)
+    monkeypatch.setattr(smo, "EXPECTED_ROUNDS", 0)
+    every = solve_smo(problem)
+    assert default.status == every.status == "optimal"
+    assert default.iterations > every.iterations
+    assert default.info["polish"] and every.info["polish"][0]["converged"]
+    monkeypatch.undo()
+    # n = 600, C = 16: the SMO work reaches the cost, the polished face settles
+    res = solve_smo(rbf_problem(600, 5, 16.0, seed=3))
+    assert res.status == "optimal" and res.info["polish"][-1]["converged"]
+    assert res.gap <= 1e-12
+
+
+def test_deterministic(always_polish):
+    problem = rbf_problem(70, 6, 16.0, seed=5)
+    first, second = solve_smo(problem), solve_smo(problem)
+    assert first.iterations == second.iterations
+    assert np.array_equal(first.dual_coef, second.dual_coef)
