@@ -11,6 +11,7 @@ the regime the polishing is for.
 import dataclasses
 
 import numpy as np
+import pandas as pd
 import pytest
 from primal_reference import solve_primal
 from test_smo import OBJ_RTOL, design, rbf_problem
@@ -212,3 +213,32 @@ def test_deterministic(always_polish):
     first, second = solve_smo(problem), solve_smo(problem)
     assert first.iterations == second.iterations
     assert np.array_equal(first.dual_coef, second.dual_coef)
+
+
+# 57 rows of one covariate and three levels on which a polishing face held one tied-intercept
+# gamma and no alpha of the two equality rows it enters: the Schur complement
+# A (H + delta I)^-1 A' is then 1/delta times a singular matrix, and the face system must
+# neither raise nor be taken
+SINGLE_GAMMA_FACE_X = [
+    -0.626454, 0.183643, -0.835629, 1.595281, 0.329508, -0.820468, 0.487429, 0.738325,
+    0.575781, 1.511781, 0.389843, -0.621241, 1.124931, -0.044934, -0.01619, 0.943836,
+    0.821221, 0.593901, 0.918977, 0.782136, 0.074565, 0.619826, -0.056129, -0.155796,
+    -1.470752, -0.47815, 0.417942, 1.35868, -0.102788, 0.387672, -0.053805, -1.37706,
+    -0.414995, -0.39429, -0.059313, 1.100025, 0.763176, -0.164524, -0.253362, 0.696963,
+    0.556663, -0.688756, -0.707495, 0.364582, 0.768533, -0.112346, 0.881108, 0.398106,
+    -0.612026, 0.34112, -1.129363, 1.433024, 1.9804, -0.367221, -1.044135, 0.56972, -0.135055]
+SINGLE_GAMMA_FACE_Y = "HMLHMLMHMHMMMHMHHMHHHHMHLMHHHHMMMLLMMLMMHLMHHMHMMHLHHMLHM"
+
+
+def test_a_face_of_one_tied_intercept_alone_neither_raises_nor_is_taken():
+    from nordicstats.model import NORDIC
+
+    X = pd.DataFrame({"x1": SINGLE_GAMMA_FACE_X})
+    y = pd.Series(pd.Categorical(list(SINGLE_GAMMA_FACE_Y), categories=["L", "M", "H"],
+                                 ordered=True))
+    model = NORDIC(y, X)
+    res = model.fit(cov_type="none").solver_result
+    assert res.status == "optimal", res.message
+    assert res.objective == pytest.approx(solve_primal(model.build_problem()), rel=OBJ_RTOL)
+    plain = NORDIC(y, X, solver_options={"polish": False}).fit(cov_type="none").solver_result
+    assert res.objective == pytest.approx(plain.objective, rel=OBJ_RTOL)

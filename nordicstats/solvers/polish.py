@@ -23,7 +23,7 @@ of the fixed part, and r = -sum of y alpha over the bounded alphas.  Row by row 
 says: y_ik (G_ik + b_k) = 1 for a free alpha (on the margin), G_ik = G_i,k+1 for a
 positive phi (the boundaries touch at x_i), b_k = b_k+1 for a positive gamma (tied
 intercepts), and the equality rows.  The system is symmetric and indefinite, of size
-|free alphas| + |positive phis| + |positive gammas| + K-1, and needs only the dense
+``|free alphas| + |positive phis| + |positive gammas| + K-1``, and needs only the dense
 kernel block K_SS.
 
 It is solved with a small proximal term delta (+delta on the v block, -delta on
@@ -213,8 +213,9 @@ def polish_step(problem, alpha, phi, gamma, G, intercepts, near=0.0):
         Current estimate of b (the start of the refinement).
     near : float, default=0.0
         Bounded variables whose constraint is within ``near`` of binding join the
-        first face (an alpha at a bound with |y_ik (G_ik + b_k) - 1| <= near, a zero
-        phi with |G_ik - G_i,k+1| <= near, a zero gamma with |b_k - b_k+1| <= near).
+        first face (an alpha at a bound with ``|y_ik (G_ik + b_k) - 1| <= near``, a
+        zero phi with ``|G_ik - G_i,k+1| <= near``, a zero gamma with
+        ``|b_k - b_k+1| <= near``).
 
     Returns
     -------
@@ -241,7 +242,13 @@ def polish_step(problem, alpha, phi, gamma, G, intercepts, near=0.0):
         if face.size == 0 or face.size > MAX_FACE_SIZE:
             break
         rounds += 1
-        v, b, residual = _face_optimum(problem, face, point, G, base_omega, b)
+        try:
+            v, b, residual = _face_optimum(problem, face, point, G, base_omega, b)
+        except np.linalg.LinAlgError:
+            # a singular Schur complement: e.g. a face whose only variable in two equality
+            # rows is one tied-intercept gamma (A (H + delta I)^-1 A' = (1/delta) [1 -1; -1 1]
+            # to machine precision); no polished point from this face, SMO goes on
+            break
         stats = stats if stats["size"] else {"size": face.size, "rows": int(face.rows.size)}
         stats["residual"] = residual
         face.assign(v, point["alpha"], point["phi"], point["gamma"])
