@@ -166,6 +166,8 @@ def test_conversion_refuses_what_it_cannot_represent(embedded):
      "The 'scale' argument of ordinal_svr() must be TRUE or FALSE. Got NULL instead."),
     ("Got -1.0 at row 0 (3 bad value(s))", "Got -1 at row 1 (3 bad value(s))"),
     ("Got 2.5 and 1e-07 and 10.0 in R 4.2.0", "Got 2.5 and 1e-07 and 10 in R 4.2.0"),
+    ("The 'probability_kwds['n_folds']' parameter == 1, must be >= 2.",
+     "The 'probability_kwds$n_folds' argument == 1, must be >= 2."),
     ("unknown solver option(s) ['foo'] for solver='smo' (chosen by solver=auto)",
      "unknown solver option(s) c(\"foo\") for solver = \"smo\" (chosen by solver = \"auto\")"),
     ("row 4 sums to np.float64(1.1)", "row 5 sums to 1.1"),

@@ -9,7 +9,8 @@ the R functions that build them, Python argument names (``which``, ``endog``,
 ``exog``, ``sample_weight``) the R ones, Python literals (``True``, ``None``,
 ``['a', 'b']``, ``inf``, ``np.float64(1.5)``) R literals, 0-based row numbers
 1-based ones, whole-number doubles as R prints them (``-1.0`` -> ``-1``), keyword
-arguments in R's spelling (``solver='smo'`` -> ``solver = "smo"``), and method names
+arguments in R's spelling (``solver='smo'`` -> ``solver = "smo"``), dict entries as list
+elements (``probability_kwds['n_folds']`` -> ``probability_kwds$n_folds``), and method names
 (``cov_params()``) the R generics.  The Python class of an error stays available to R
 as the condition's class (``tryCatch(..., ValueError = )``), its traceback in the
 condition's ``traceback`` field, never in the message.
@@ -54,7 +55,7 @@ _WORDS = (
     (r"\bFalse\b", "FALSE"),
     (r"\bNone\b", "NULL"),
     (r"(?<![\w.])inf\b", "Inf"),
-    (r"('[\w.]+') parameter\b", r"\1 argument"),
+    (r"('[\w.$]+') parameter\b", r"\1 argument"),
     (r"\bnp\.\w+\(([^()]*)\)", r"\1"),
     (r"\brow (\d+)\b", lambda m: f"row {int(m.group(1)) + 1}"),  # Python counts from 0
     (r"(?<![\w.])(-?\d+)\.0(?![\d.])", r"\1"),  # R prints the double 1.0 as 1
@@ -67,6 +68,8 @@ _CLASS = re.compile(r"\b(" + "|".join(sorted(R_FUNCTIONS, key=len, reverse=True)
 _PY_LIST = re.compile(r"\[((?:'[^'\[\]]*'|\"[^\"\[\]]*\"|[-\w.]+)"
                       r"(?:, (?:'[^'\[\]]*'|\"[^\"\[\]]*\"|[-\w.]+))*)?\]")
 _QUOTED = re.compile(r"'([^']*)'")
+#: A dict entry ``name['key']``: R's list element ``name$key``.
+_SUBSCRIPT = re.compile(r"(\w+)\[['\"](\w+)['\"]\]")
 
 
 def r_message(text):
@@ -87,7 +90,8 @@ def r_message(text):
     >>> r_message("The 'which' parameter of predict must be one of ['class', 'decision'].")
     'The \\'type\\' argument of predict() must be one of c("class", "decision").'
     """
-    text = _PY_LIST.sub(_r_vector, str(text))
+    text = _SUBSCRIPT.sub(r"\1$\2", str(text))  # probability_kwds['n_folds'], not a list
+    text = _PY_LIST.sub(_r_vector, text)
     text = _CLASS.sub(lambda m: R_FUNCTIONS[m.group(1)], text)
     for pattern, replacement in _WORDS:
         text = re.sub(pattern, replacement, text)
