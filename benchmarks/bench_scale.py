@@ -41,7 +41,7 @@ Run (low priority, one BLAS thread)::
 
     OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 nice python benchmarks/bench_scale.py --quick
     nohup nice python benchmarks/bench_scale.py --methods nordic2 --n 1000 \
-        --rows nordic2_dual_lp.jsonl &
+        --rows nordic2_tail.jsonl &
     python benchmarks/bench_scale.py --figures
 """
 

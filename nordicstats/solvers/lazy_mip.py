@@ -269,7 +269,7 @@ def disjunctive_bound(values, evaluations):
     evaluated pair (i, k) at least V+ on boundary k if the descendant takes side (i)
     there, or V- on boundary k+1 if it takes side (ii) -- the evaluations were made at
     an ancestor, whose sign rows are a subset, and adding rows only raises an LP
-    optimum.  Every feasible point takes one side of every pair, so
+    optimum.  Every feasible point takes one side of every pair, so::
 
         bound = min over assignments of sum_k max(values[k], V of the pairs assigned to k),
 

@@ -94,8 +94,8 @@ SIGN_MARGIN = 1e-7
 # Nodes of the branch and bound on the crossings before SCIP takes over (formulation="lazy").
 LAZY_MAX_NODES = 500
 # Pairs evaluated per node by strong branching (1: branch on the deepest crossing).  Four
-# halved the nodes (overlap, n = 1,000, K = 7, C = 2^4: 119 against 281) but not the LP
-# solves or the CPU time (docs/notes/scaling.md, "Fewer nodes").
+# nearly halved the nodes (overlap, n = 1,000, K = 7, C = 2^4: 114 against 207) but not
+# the LP solves or the CPU time (docs/notes/scaling.md, "Fewer nodes and cheaper re-solves").
 LAZY_CANDIDATES = 1
 # SCIP's feasibility tolerance; well below SIGN_MARGIN so that side (ii) stays negative.
 _FEASTOL = 1e-9
