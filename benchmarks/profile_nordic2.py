@@ -18,7 +18,7 @@ For one data set per K it times, in one process and one after the other:
 ``--lp-only`` leaves out the full LPs and SCIP (unchanged by the LP work; their rows
 are stored) and times only the libsvm fits and the default fit.
 
-Rows go to ``benchmarks/results/scale/profile_nordic2.jsonl``.
+Rows go to ``benchmarks/results/scale/profile_nordic2.jsonl``, with the commit they ran.
 
 Run:  OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 nice python benchmarks/profile_nordic2.py
       (``--K 5`` for one K, ``--C 1`` for the slack weight, ``--scip-limit`` seconds)
@@ -38,7 +38,7 @@ import warnings  # noqa: E402
 from pathlib import Path  # noqa: E402
 
 import numpy as np  # noqa: E402
-from bench_scale import GAMMA, libsvm_fits, make_design  # noqa: E402
+from bench_scale import GAMMA, _commit, libsvm_fits, make_design  # noqa: E402
 
 from nordicstats.data import binary_signs  # noqa: E402
 from nordicstats.kernels import make_kernel  # noqa: E402
@@ -67,7 +67,8 @@ def profile(n, K, C, scip_limit, seed=0, lp_only=False):
     gram = make_kernel("rbf", X, gamma=GAMMA)(X, X)
     signs = binary_signs(y, K)
     problem = NordicProblem(gram, signs, C, method="nordic2", penalty="l1")
-    row = {"n": n, "K": K, "C": C, "seed": seed, "load": os.getloadavg()[0]}
+    row = {"n": n, "K": K, "C": C, "seed": seed, "load": os.getloadavg()[0],
+           "commit": _commit()}
     _, row["libsvm"], row["libsvm_cpu"] = cpu_seconds(lambda: libsvm_fits(X, y, K, C))
     row.update(_default_fit_parts(problem))
     row["ratio_default_fit_to_libsvm"] = row["default_fit"] / row["libsvm"]
@@ -144,6 +145,7 @@ def main():
     parser.add_argument("--lp-only", action="store_true",
                         help="only the libsvm fits and the default fit with its LP counters")
     args = parser.parse_args()
+    _commit()  # HEAD when the run started
     OUT.parent.mkdir(parents=True, exist_ok=True)
     for K in args.K:
         row = profile(args.n, K, args.C, args.scip_limit, lp_only=args.lp_only)

@@ -127,3 +127,18 @@ def test_an_unchanged_lp_is_not_solved_again(boundary):
     again = lp.solve(np.full(len(y), 1.0))
     assert lp.stats.runs == runs and lp.stats.solves == 1 and again[2] == first[2]
     assert lp.stats.simplex_iterations > 0 and lp.stats.highs_seconds > 0.0
+
+
+def test_sign_row_resolves_keep_their_rows_and_reach_the_full_optimum(boundary):
+    # re-solves with sign rows add rows without dropping any; the optimum is the full LP's
+    Z, y = boundary
+    costs = np.full(len(y), 10.0)
+    lp = BoundaryLP(Z, y)
+    theta, b, _ = lp.solve(costs)
+    f = Z @ theta + b
+    dropped = lp.stats.rows_dropped
+    for i in np.argsort(np.abs(f))[:4]:  # push the points closest to the boundary across
+        rows = ((int(i), -1 if f[i] > 0 else 1),)
+        lp.set_sign_rows(rows, MARGIN)
+        assert lp.solve()[2] == pytest.approx(full_lp(Z, y, costs, rows), rel=RTOL)
+    assert lp.stats.rows_dropped == dropped

@@ -30,7 +30,7 @@ from nordicstats.exceptions import (
     SolverLimitWarning,
 )
 from nordicstats.kernels import make_kernel
-from nordicstats.solvers import milp, solve
+from nordicstats.solvers import lazy_mip, milp, solve
 from nordicstats.solvers.milp import FORMULATIONS, solve_nordic2_scip
 from nordicstats.solvers.problem import NordicProblem
 from nordicstats.solvers.qp import solve_quadprog
@@ -397,3 +397,100 @@ def test_threads_run_concurrent_solver():
         res = solve_nordic2_scip(problem, threads=2)
     assert res.objective == pytest.approx(brute_force("l1-linear-K4")[0], rel=RTOL)
     assert_no_crossings(problem, res)
+
+
+# --- strong branching and the disjunctive bound (lazy_mip, candidates > 1) --------------------
+@pytest.fixture(scope="module")
+def many_crossings():
+    """A paper problem (n = 150, K = 5, C = 50) whose branch and bound takes 8-10 nodes, and
+    SCIP's optimum on all n(K-2) disjunctions."""
+    problem = paper_problem(150, 5, seed=5, C=50.0)
+    return problem, solve_nordic2_scip(problem, formulation="disjunction").objective
+
+
+def test_strong_branching_matches_scip_with_all_disjunctions(many_crossings, monkeypatch):
+    problem, scip = many_crossings
+    deepest = solve_nordic2_scip(problem)
+    calls = []
+    original = lazy_mip.disjunctive_bound
+
+    def recorded(values, evaluations):
+        calls.append(original(values, evaluations) - sum(values))
+        return calls[-1] + sum(values)
+
+    monkeypatch.setattr(milp, "LAZY_CANDIDATES", 4)
+    monkeypatch.setattr(lazy_mip, "disjunctive_bound", recorded)
+    strong = solve_nordic2_scip(problem)
+    assert strong.status == deepest.status == "optimal"
+    assert strong.objective == pytest.approx(scip, rel=RTOL)
+    assert deepest.objective == pytest.approx(scip, rel=RTOL)
+    assert strong.dual_bound <= strong.objective and strong.gap <= 1e-6
+    assert strong.iterations < deepest.iterations  # 8 against 10 nodes
+    assert max(calls) > 1e-6 * strong.objective  # the bound rose above the LP values
+    assert_no_crossings(problem, strong)
+
+
+@pytest.mark.parametrize("name", [name for name in BINDING if TINY[name][3] == "l1"])
+def test_strong_branching_matches_brute_force(name, monkeypatch):
+    monkeypatch.setattr(milp, "LAZY_CANDIDATES", 4)
+    res = solve_nordic2_scip(tiny_problem(name))
+    assert res.objective == pytest.approx(brute_force(name)[0], rel=RTOL)
+    assert res.status == "optimal" and res.info["formulation"] == "lazy"
+
+
+def test_disjunctive_bound_is_the_cheapest_assignment():
+    # against enumerating every side of every evaluated pair: boundary k pays the largest
+    # of its own value and the V of the pairs sent to it
+    rng = np.random.default_rng(0)
+    for _ in range(300):
+        m = int(rng.integers(2, 6))
+        values = rng.uniform(0.0, 1.0, m).tolist()
+        evaluations = []
+        for _ in range(int(rng.integers(0, 6))):
+            k = int(rng.integers(0, m - 1))
+            plus = np.inf if rng.random() < 0.1 else values[k] + rng.exponential()
+            evaluations.append((k, plus, values[k + 1] + rng.exponential()))
+        cheapest = np.inf
+        for sides in itertools.product((0, 1), repeat=len(evaluations)):
+            levels = list(values)
+            for (k, plus, minus), side in zip(evaluations, sides, strict=True):
+                target = k + side
+                levels[target] = max(levels[target], minus if side else plus)
+            cheapest = min(cheapest, sum(levels))
+        assert lazy_mip.disjunctive_bound(values, evaluations) == pytest.approx(cheapest,
+                                                                                 rel=1e-12)
+
+
+def test_bounds_from_cached_lps_match_scip_with_all_disjunctions(many_crossings, monkeypatch):
+    # nodes leave the queue with their bounds raised by LPs solved elsewhere in the tree
+    problem, scip = many_crossings
+    raised = []
+    original = lazy_mip._cached_bound
+
+    def recorded(boundaries, node, evaluations):
+        bound = original(boundaries, node, evaluations)
+        raised.append(bound - sum(boundaries.cache[(k, rows)][2] for k, rows in enumerate(node)))
+        return bound
+
+    monkeypatch.setattr(lazy_mip, "_cached_bound", recorded)
+    res = solve_nordic2_scip(problem)
+    assert res.status == "optimal" and res.objective == pytest.approx(scip, rel=RTOL)
+    assert sum(gain > 1e-6 * scip for gain in raised) >= 3  # 5 of 13 nodes on this problem
+
+
+def test_cached_bound_uses_lps_one_sign_row_beyond_the_node():
+    # boundary values 1 and 1; pair (point 5, k = 0): side (i) costs 3 on boundary 0, side
+    # (ii) 2 on boundary 1, so the subtree costs at least 1 + 2; an LP two rows beyond
+    # the node (value 10) and one whose other side is unknown (point 6) bound nothing
+    class Solved:
+        cache = {(0, frozenset()): (None, None, 1.0), (1, frozenset()): (None, None, 1.0),
+                 (0, frozenset({(5, 1)})): (None, None, 3.0),
+                 (1, frozenset({(5, -1)})): (None, None, 2.0),
+                 (1, frozenset({(5, -1), (6, -1)})): (None, None, 10.0),
+                 (0, frozenset({(6, 1)})): (None, None, 50.0)}
+
+    node = (frozenset(), frozenset())
+    assert lazy_mip._cached_bound(Solved, node, ()) == 3.0
+    Solved.cache[(1, frozenset({(6, -1)}))] = None  # side (ii) of point 6 infeasible:
+    # boundary 0 takes point 6 at 50 and then point 5 (3) for free, boundary 1 stays at 1
+    assert lazy_mip._cached_bound(Solved, node, ()) == 51.0

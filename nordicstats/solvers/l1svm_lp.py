@@ -32,9 +32,11 @@ Added rows keep the basis dual feasible, so HiGHS's dual simplex restarts from i
 Sign rows are nu columns fixed at 0 when switched off (bounds only); slack costs are
 the upper bounds of mu (a C grid); every restart is warm.  Rows whose slack is basic
 (theta_j = 0) are deleted before new ones come in, each row once at most, so the LP
-stays near the support without cycling.  A restricted dual that sign rows make
-unbounded (the restricted primal is infeasible) gets the rows that cut HiGHS's ray
-(Farkas pricing); when no row does, the ray proves the node infeasible.
+stays near the support without cycling; not while sign rows are active (a branch and
+bound re-solve adds a few rows per round, and dropped rows came back).  A restricted
+dual that sign rows make unbounded (the restricted primal is infeasible) gets the rows
+that cut HiGHS's ray (Farkas pricing); when no row does, the ray proves the node
+infeasible.
 """
 
 from __future__ import annotations
@@ -57,7 +59,10 @@ COLUMN_BATCH = 100
 #: A ray of the restricted dual certifies infeasibility when every ``|(Z'v_d)_j|`` is below
 #: this times the sum of the magnitudes of its terms (cancellation to rounding).
 RAY_TOL = 1e-9
-#: Delete rows whose slack is basic before adding new ones (each theta_j once at most).
+#: Delete rows whose slack is basic before adding new ones (each theta_j once at most),
+#: while no sign row is active: in the relaxation, not in the branch and bound's
+#: re-solves, which add a few rows per round and would take the same rows in again
+#: (``docs/notes/scaling.md``).
 DROP_SLACK_ROWS = True
 
 
@@ -244,7 +249,7 @@ class BoundaryLP:
             new = self._entering_columns(np.asarray(self.lp.getSolution().col_value))
             if new.size == 0:
                 break
-            if DROP_SLACK_ROWS:
+            if DROP_SLACK_ROWS and not self._active:
                 self._drop_slack_rows()
             self.add_columns(new)
         multipliers = -np.asarray(self.lp.getSolution().row_dual)
