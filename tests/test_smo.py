@@ -20,6 +20,7 @@ from nordicstats.exceptions import SolverLimitWarning
 from nordicstats.kernels import KernelMatrix, make_kernel
 from nordicstats.model import NORDIC
 from nordicstats.solvers import NordicProblem, solve
+from nordicstats.solvers import smo as smo_module
 from nordicstats.solvers.certificate import GAP_TOL, VIOLATION_TOL, certify
 from nordicstats.solvers.qp import solve_quadprog
 from nordicstats.solvers.smo import CACHE_CAP_MB, default_cache_mb, solve_smo
@@ -268,9 +269,16 @@ def test_shrinking_with_rows_on_demand_and_a_tiny_cache():
     kernel = make_kernel("rbf", gamma=0.2)
     dense = NordicProblem(gram=kernel(X, X), signs=binary_signs(codes, 5), C=16.0)
     lazy = dataclasses.replace(dense, gram=KernelMatrix(kernel, X))
-    res = solve_smo(lazy, cache_mb=0.003, polish=False)
+    res = solve_smo(lazy, cache_mb=0.003, polish=False, shrinking=True)
     assert res.status == "optimal" and res.info["shrinking"]["reconstructions"] >= 1
     assert res.objective == pytest.approx(solve_primal(dense), rel=OBJ_RTOL)
+
+
+def test_shrinking_is_the_default_from_its_number_of_rows(monkeypatch):
+    problem = rbf_problem(120, 5, 8.0, seed=4)
+    assert solve_smo(problem).info["shrinking"]["dropped"] == 0
+    monkeypatch.setattr(smo_module, "SHRINKING_MIN_ROWS", 120)
+    assert solve_smo(problem).info["shrinking"]["dropped"] > 0
 
 
 def test_the_default_cache_holds_every_row_up_to_its_cap():
