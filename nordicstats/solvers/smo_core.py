@@ -153,13 +153,19 @@ def _row(i, kind, gram, X, sqnorm, params, rows, slot_of, owner, stamp, counters
     slot_of[i] = slot
     stamp[slot] = counters[0]
     out = rows[slot]
+    _compute_row(i, kind, X, sqnorm, params, out)
+    return out
+
+
+@numba.njit(cache=True)
+def _compute_row(i, kind, X, sqnorm, params, out):
+    """out = row i of the kernel matrix, computed from X."""
     n, d = X.shape
     for j in range(n):
         dot = 0.0
         for col in range(d):
             dot += X[i, col] * X[j, col]
         out[j] = _kernel_value(dot, sqnorm[i], sqnorm[j], kind, params)
-    return out
 
 
 @numba.njit(cache=True, inline="always")
@@ -403,7 +409,8 @@ def _reconstruct(Y, alpha, phi, G, act, nact, is_act, kind, gram, X, sqnorm, par
     """G = K Omega on the inactive entries, then every entry active again.
 
     Loops over the rows j with omega_j != 0 (the support vectors, whose kernel rows the
-    steps have cached), adding K_ij omega_jk to every inactive entry (i, k).
+    steps have mostly cached), adding K_ij omega_jk to every inactive entry (i, k); the
+    cache is neither reordered nor filled by this sweep.
     """
     m, n = Y.shape
     omega = np.empty((m, n))
@@ -425,13 +432,23 @@ def _reconstruct(Y, alpha, phi, G, act, nact, is_act, kind, gram, X, sqnorm, par
                 entry_k[q], entry_i[q] = k, i
                 G[k, i] = 0.0
                 q += 1
+    # cached rows (and a precomputed matrix's) as they are; the others computed into a
+    # scratch row, not into the cache: a sweep over more support rows than the cache
+    # holds would evict every row the steps use (least recently used, cyclic access)
+    scratch = np.empty(n if kind != 0 else 1)
     for j in range(n):
         nonzero = False
         for k in range(m):
             nonzero = nonzero or omega[k, j] != 0.0
         if not nonzero:
             continue
-        Kj = _row(j, kind, gram, X, sqnorm, params, rows, slot_of, owner, stamp, counters)
+        if kind == 0:
+            Kj = gram[j]
+        elif slot_of[j] >= 0:
+            Kj = rows[slot_of[j]]
+        else:
+            _compute_row(j, kind, X, sqnorm, params, scratch)
+            Kj = scratch
         for q in range(count):
             G[entry_k[q], entry_i[q]] += Kj[entry_i[q]] * omega[entry_k[q], j]
     for k in range(m):
