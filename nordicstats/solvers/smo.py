@@ -15,9 +15,10 @@ solve:
   n = 20,000 and a step recomputed ~1 ms of them).
 * **Shrinking** (the default from :data:`SHRINKING_MIN_ROWS` = 3,000 rows): entries
   that cannot move leave the loop's scans and updates of G, and are checked again
-  before it stops (libsvm's).  Measured: 1.4-1.6x faster at n = 4,000-5,000 on the
-  long fits; no faster at n = 1,000, where it changed which polishing attempt
-  settled and sometimes cost steps (docs/notes/scaling.md).
+  before it stops (libsvm's).  Measured: the loop 1.9x faster at n = 4,000 on the
+  long fits, 1.4-1.6x for whole fits at n = 5,000; at n = 1,000 whole fits were no
+  faster, the different path sometimes making the polishing settle later
+  (docs/notes/scaling.md).
 * **Start.**  ``"libsvm"``: the K-1 BSVM optima from libsvm (scikit-learn ``SVC``,
   with the named kernel when the Gram matrix is not stored), which are dual
   feasible with phi = gamma = 0; ``"zero"``: alpha = 0; or ``warm_start``, a
@@ -73,8 +74,8 @@ __all__ = ["solve_smo", "default_cache_mb", "DEFAULT_CACHE_MB", "CACHE_CAP_MB",
 DEFAULT_CACHE_MB = 200.0
 # the largest kernel-row cache sized by default_cache_mb (MiB): every row up to n = 16,384
 CACHE_CAP_MB = 2048.0
-# shrinking is on by default from this many rows (measured: no gain at n = 1,000, where
-# the scans are short and the loops over all rows run vectorised; 1.4-1.6x at 4,000-5,000)
+# shrinking is on by default from this many rows (measured: no gain for whole fits at
+# n = 1,000, where the loops over all rows run vectorised; 1.4-1.9x at 4,000-5,000)
 SHRINKING_MIN_ROWS = 3000
 STARTS = ("libsvm", "zero")
 # first pair tolerance (libsvm's default eps; 1e-2 when polishing) and the smallest one tried
