@@ -35,6 +35,13 @@ units; the loop stops when neither exceeds its tolerance.
 Kernel rows come from a precomputed Gram matrix (``kind = 0``) or are computed on
 demand from X into a least-recently-used cache of rows (linear, rbf, poly with the
 conventions of :mod:`nordicstats.kernels`), so no n x n matrix is needed.
+
+**Shrinking** (libsvm's, per boundary; ``shrinking=True``): every min(n, 1000) steps
+the entries (i, k) whose alpha can be in no violating pair and whose neighbouring
+noncrossing multipliers are zero with a clear margin leave the scans and the updates
+of G_k (:func:`_shrink`); each boundary keeps its active rows as an index list.
+Before stopping, G is recomputed on the dropped entries (:func:`_reconstruct`) and
+the loop goes on if any of them violates, so it stops on the same test as without.
 """
 
 from __future__ import annotations
