@@ -41,8 +41,8 @@ solve:
   tolerances, and the loop stops there.  A polishing step is tried only when the SMO
   work since the last one (steps x n) reaches its expected cost (3 rounds x
   ``|face|^3 / 320``), so polishing at most about doubles the time where it does not pay;
-  the last phase waits for a pair tolerance of 1e-5.  Every decision counts steps and
-  sizes, never seconds: the path is deterministic.
+  the last phase waits for a pair tolerance of 1e-5, also when the gap is met first.
+  Every decision counts steps and sizes, never seconds: the path is deterministic.
 
 The answer is certified on the full problem by
 :func:`~nordicstats.solvers.certificate.certified_result`, whose kernel products
