@@ -15,6 +15,7 @@ For each (design, n, K, C) one run times, on the same data and one after the oth
 * each method through the public API: ``NORDIC(y, X, method=..., kernel="rbf",
   gamma=0.2, C=C).fit(cov_type="none")`` (NORDIC-1 with ``solver="auto"``, i.e.
   ``smo``; ``nordic1_no_polish``: the same without its active-set polishing;
+  ``nordic1_no_shrink``: without its shrinking;
   ``decomposition``: NORDIC-1 with the previous solver; ``nordic0``: the
   active-set solver, kernel rows on demand above 4,096 rows; ``nordic0_dense``: the
   same with the dense Gram matrix formed first; ``nordic0_one_pass``: the active set
@@ -61,12 +62,15 @@ FIELDS = ["date", "part", "design", "n", "K", "C", "method", "solver", "status",
           "libsvm_seconds", "ratio", "gap", "max_violation", "iterations", "peak_mb",
           "load"]
 METHODS = {"nordic1": ("nordic1", "auto"), "nordic1_no_polish": ("nordic1", "auto"),
+           "nordic1_no_shrink": ("nordic1", "auto"),
            "decomposition": ("nordic1", "decomposition"),
            "nordic0": ("nordic0", "auto"), "nordic0_dense": ("nordic0", "auto"),
            "nordic0_one_pass": ("nordic0", "auto")}
 # solver options per method (nordic0_one_pass: the active set without its coarse first pass;
-# nordic1_no_polish: the SMO loop without its active-set polishing)
-METHOD_OPTIONS = {"nordic0_one_pass": {"coarse_tol": 1e-8}, "nordic1_no_polish": {"polish": False}}
+# nordic1_no_polish: the SMO loop without its active-set polishing; nordic1_no_shrink:
+# without its shrinking)
+METHOD_OPTIONS = {"nordic0_one_pass": {"coarse_tol": 1e-8}, "nordic1_no_polish": {"polish": False},
+                  "nordic1_no_shrink": {"shrinking": False}}
 # methods fitted with the dense Gram matrix formed first, whatever n (the comparison of
 # kernel rows on demand with the stored matrix)
 DENSE_GRAM_METHODS = ("nordic0_dense",)

@@ -208,6 +208,27 @@ def test_polishing_waits_for_smo_work_worth_its_cost(monkeypatch):
     assert res.gap <= 1e-12
 
 
+def test_no_last_phase_at_a_loose_pair_tolerance_while_polishing_can_finish(monkeypatch):
+    # polishing never worth trying (infinite cost): at C = 2^-4 the gap is met at the first
+    # pair tolerance already; the noncrossing residuals must still wait for 1e-5 (the
+    # last phase at 1e-2 ran 24,679 phi steps at n = 1,000, K = 7)
+    calls = []
+
+    def recording_loop(*args):
+        calls.append((args[9], args[10]))  # tol, tol_phi
+        return loop(*args)
+
+    loop = smo.smo_loop
+    monkeypatch.setattr(smo, "smo_loop", recording_loop)
+    monkeypatch.setattr(smo, "_polish_work", lambda *args: np.inf)
+    problem = rbf_problem(150, 7, 0.0625, seed=8)
+    res = solve_smo(problem)
+    assert res.status == "optimal"
+    assert res.objective == pytest.approx(solve_primal(problem), rel=OBJ_RTOL)
+    last_phase = [tol for tol, tol_phi in calls if tol_phi < tol]
+    assert len(calls) > 1 and all(tol <= smo.LAST_PHASE_TOL for tol in last_phase)
+
+
 def test_deterministic(always_polish):
     problem = rbf_problem(70, 6, 16.0, seed=5)
     first, second = solve_smo(problem), solve_smo(problem)

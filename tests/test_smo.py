@@ -20,9 +20,10 @@ from nordicstats.exceptions import SolverLimitWarning
 from nordicstats.kernels import KernelMatrix, make_kernel
 from nordicstats.model import NORDIC
 from nordicstats.solvers import NordicProblem, solve
+from nordicstats.solvers import smo as smo_module
 from nordicstats.solvers.certificate import GAP_TOL, VIOLATION_TOL, certify
 from nordicstats.solvers.qp import solve_quadprog
-from nordicstats.solvers.smo import solve_smo
+from nordicstats.solvers.smo import CACHE_CAP_MB, default_cache_mb, solve_smo
 
 # Clarabel at 1e-10 and quadprog reach ~1e-9 relative; the certificate's own gap is
 # 1e-6 relative, so agreement within 1e-6 relative is what an optimum must show.
@@ -234,8 +235,65 @@ def test_duplicated_rows_solve_like_their_case_weights():
     assert res.objective == pytest.approx(solve_primal(weighted), rel=OBJ_RTOL)
 
 
+@pytest.mark.parametrize("n,K,C,seed,noise", [(150, 5, 16.0, 21, 0.7), (120, 7, 8.0, 22, 0.7),
+                                              (140, 5, 4.0, 23, 3.0)])
+@pytest.mark.parametrize("polish", [True, False])
+def test_shrinking_on_and_off_reach_the_independent_optimum(n, K, C, seed, noise, polish):
+    # large C: the intercepts tie (gamma > 0) and noncrossing rows bind (phi > 0), so the
+    # shrinking has to keep the entries next to positive phis and re-check the dropped ones
+    X, codes = design(n, K, seed, noise=noise)
+    problem = NordicProblem(gram=make_kernel("rbf", gamma=0.2)(X, X),
+                            signs=binary_signs(codes, K), C=C, method="nordic1")
+    reference = solve_primal(problem)
+    results = {shrinking: solve_smo(problem, shrinking=shrinking, polish=polish)
+               for shrinking in (True, False)}
+    for res in results.values():
+        assert res.status == "optimal", res.message
+        assert res.objective == pytest.approx(reference, rel=OBJ_RTOL)
+        _check_dual_point(problem, res)
+        assert np.any(res.multipliers["gamma"] > 0) and np.any(res.multipliers["phi"] > 0)
+    shrunk, plain = results[True].info["shrinking"], results[False].info["shrinking"]
+    assert shrunk["dropped"] > 0 and shrunk["reconstructions"] >= 1
+    assert plain == {"dropped": 0, "reconstructions": 0}
+    # f = K omega + b is unique at the optimum (strictly convex in f); each answer is
+    # within the certificate's 1e-6 relative gap of it
+    np.testing.assert_allclose(
+        problem.decision_values(results[True].dual_coef, results[True].intercept),
+        problem.decision_values(results[False].dual_coef, results[False].intercept), atol=1e-3)
+
+
+def test_shrinking_with_rows_on_demand_and_a_tiny_cache():
+    # the re-check of the dropped entries computes G from kernel rows through the cache;
+    # 0.003 MiB holds 2 rows of 150, so those rows are evicted and recomputed
+    X, codes = design(150, 5, 12, noise=3.0)
+    kernel = make_kernel("rbf", gamma=0.2)
+    dense = NordicProblem(gram=kernel(X, X), signs=binary_signs(codes, 5), C=16.0)
+    lazy = dataclasses.replace(dense, gram=KernelMatrix(kernel, X))
+    res = solve_smo(lazy, cache_mb=0.003, polish=False, shrinking=True)
+    assert res.status == "optimal" and res.info["shrinking"]["reconstructions"] >= 1
+    assert res.objective == pytest.approx(solve_primal(dense), rel=OBJ_RTOL)
+
+
+def test_shrinking_is_the_default_from_its_number_of_rows(monkeypatch):
+    problem = rbf_problem(120, 5, 8.0, seed=4)
+    assert solve_smo(problem).info["shrinking"]["dropped"] == 0
+    monkeypatch.setattr(smo_module, "SHRINKING_MIN_ROWS", 120)
+    assert solve_smo(problem).info["shrinking"]["dropped"] > 0
+
+
+def test_the_default_cache_holds_every_row_up_to_its_cap():
+    assert default_cache_mb(1000) == pytest.approx(8e6 / 2**20)
+    assert default_cache_mb(10**6) == CACHE_CAP_MB
+    X, codes = design(300, 3, 4)
+    lazy = NordicProblem(gram=KernelMatrix(make_kernel("rbf", gamma=0.2), X),
+                         signs=binary_signs(codes, 3), C=1.0)
+    res = solve_smo(lazy)
+    assert res.info["cache_bytes"] == 300 * 300 * 8
+    assert res.info["cache_misses"] <= 300  # no row is computed twice
+
+
 @pytest.mark.parametrize("option,value", [("start", "libsvm2"), ("cache_mb", 0),
-                                          ("max_iter", -1)])
+                                          ("max_iter", -1), ("shrinking", "yes")])
 def test_bad_options_name_the_parameter(option, value):
     with pytest.raises(ValueError, match=f"'{option}'"):
         solve_smo(rbf_problem(30, 3, 1.0, seed=1), **{option: value})

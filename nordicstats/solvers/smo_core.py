@@ -35,6 +35,13 @@ units; the loop stops when neither exceeds its tolerance.
 Kernel rows come from a precomputed Gram matrix (``kind = 0``) or are computed on
 demand from X into a least-recently-used cache of rows (linear, rbf, poly with the
 conventions of :mod:`nordicstats.kernels`), so no n x n matrix is needed.
+
+**Shrinking** (libsvm's, per boundary; ``shrinking=True``): every min(n, 1000) steps
+the entries (i, k) whose alpha can be in no violating pair and whose neighbouring
+noncrossing multipliers are zero with a clear margin leave the scans and the updates
+of G_k (:func:`_shrink`); each boundary keeps its active rows as an index list.
+Before stopping, G is recomputed on the dropped entries (:func:`_reconstruct`) and
+the loop goes on if any of them violates, so it stops on the same test as without.
 """
 
 from __future__ import annotations
@@ -95,8 +102,9 @@ class RowCache:
         self.slot_of = np.full(n, -1, dtype=np.int64)
         self.owner = np.full(slots, -1, dtype=np.int64)
         self.stamp = np.zeros(slots, dtype=np.int64)
-        # clock, cache hits, cache misses, same-boundary pairs, cross pairs, phi steps
-        self.counters = np.zeros(6, dtype=np.int64)
+        # clock, cache hits, cache misses, same-boundary pairs, cross pairs, phi steps,
+        # entries shrunk, gradient reconstructions (see smo_loop)
+        self.counters = np.zeros(8, dtype=np.int64)
 
     def diagonal(self):
         """K_ii for every row."""
@@ -152,13 +160,19 @@ def _row(i, kind, gram, X, sqnorm, params, rows, slot_of, owner, stamp, counters
     slot_of[i] = slot
     stamp[slot] = counters[0]
     out = rows[slot]
+    _compute_row(i, kind, X, sqnorm, params, out)
+    return out
+
+
+@numba.njit(cache=True)
+def _compute_row(i, kind, X, sqnorm, params, out):
+    """out = row i of the kernel matrix, computed from X."""
     n, d = X.shape
     for j in range(n):
         dot = 0.0
         for col in range(d):
             dot += X[i, col] * X[j, col]
         out[j] = _kernel_value(dot, sqnorm[i], sqnorm[j], kind, params)
-    return out
 
 
 @numba.njit(cache=True, inline="always")
@@ -188,14 +202,51 @@ def _scan_alpha(k, Y, U, alpha, G, up_val, up_arg, low_val, low_arg):
 
 
 @numba.njit(cache=True)
-def _scan_phi(k, phi, G, phi_val, phi_arg):
-    """Largest natural residual |phi - max(phi - g, 0)| of column k, g = G_k - G_{k+1}."""
-    phi_val[k], phi_arg[k] = 0.0, -1
-    for i in range(G.shape[1]):
+def _scan_alpha_active(k, act, nact, Y, U, alpha, G, up_val, up_arg, low_val, low_arg):
+    """:func:`_scan_alpha` over the active rows of column k (the extremes kept in locals)."""
+    best_up, best_low, arg_up, arg_low = -np.inf, np.inf, -1, -1
+    every = nact[k] == Y.shape[1]  # nothing shrunk: contiguous loop
+    for p in range(nact[k]):
+        i = p if every else act[k, p]
+        y, a, u = Y[k, i], alpha[k, i], U[k, i]
+        s = y - G[k, i]
+        if s > best_up and _can_rise(y, a, u):
+            best_up, arg_up = s, i
+        if s < best_low and _can_fall(y, a, u):
+            best_low, arg_low = s, i
+    up_val[k], up_arg[k], low_val[k], low_arg[k] = best_up, arg_up, best_low, arg_low
+
+
+@numba.njit(cache=True)
+def _scan_phi(k, act, nact, is_act, phi, G, phi_val, phi_arg):
+    """Largest natural residual |phi - max(phi - g, 0)| of column k, g = G_k - G_{k+1},
+    over the rows active in both columns k and k+1."""
+    best, arg = 0.0, -1
+    n = G.shape[1]
+    every = nact[k] == n and nact[k + 1] == n
+    for p in range(nact[k]):
+        i = p if every else act[k, p]
+        if not (every or is_act[k + 1, i]):
+            continue
         g = G[k, i] - G[k + 1, i]
         r = -g if g < 0.0 else min(g, phi[k, i])
-        if r > phi_val[k]:
-            phi_val[k], phi_arg[k] = r, i
+        if r > best:
+            best, arg = r, i
+    phi_val[k], phi_arg[k] = best, arg
+
+
+@numba.njit(cache=True)
+def _pair_allowed(a, c, chain, gamma):
+    """Whether a pair may move y alpha up on boundary a and down on c: a = c; with the
+    chain also a > c (the gammas between grow) and a < c when gamma_a..gamma_{c-1} > 0."""
+    if a == c:
+        return True
+    if not chain:
+        return False
+    for t in range(a, c):  # empty unless a < c
+        if gamma[t] <= 0.0:
+            return False
+    return True
 
 
 @numba.njit(cache=True)
@@ -206,14 +257,8 @@ def _best_pair(m, chain, gamma, up_val, up_arg, low_val, low_arg):
         if up_arg[a] < 0:
             continue
         for c in range(m):
-            if low_arg[c] < 0 or (c != a and not chain):
+            if low_arg[c] < 0 or not _pair_allowed(a, c, chain, gamma):
                 continue
-            if a < c:  # needs gamma_a..gamma_{c-1} > 0
-                room = np.inf
-                for t in range(a, c):
-                    room = min(room, gamma[t])
-                if room <= 0.0:
-                    continue
             v = up_val[a] - low_val[c]
             if v > best:
                 best, best_a, best_c = v, a, c
@@ -221,10 +266,13 @@ def _best_pair(m, chain, gamma, up_val, up_arg, low_val, low_arg):
 
 
 @numba.njit(cache=True)
-def _partner(i, a, c, s_i, Ki, diag, Y, U, alpha, G):
-    """Second-order choice of j among rows of boundary c that can fall (Fan et al. WSS 2)."""
+def _partner(i, a, c, s_i, Ki, diag, act, nact, Y, U, alpha, G):
+    """Second-order choice of j among the active rows of boundary c that can fall
+    (Fan et al. WSS 2)."""
     best_gain, best_j, best_curv = -1.0, -1, 1.0
-    for j in range(Y.shape[1]):
+    every = nact[c] == Y.shape[1]
+    for p in range(nact[c]):
+        j = p if every else act[c, p]
         y = Y[c, j]
         if not _can_fall(y, alpha[c, j], U[c, j]):
             continue
@@ -269,21 +317,33 @@ def _move_pair(i, a, j, c, t, Y, U, alpha, gamma):
 
 
 @numba.njit(cache=True)
-def _pair_step(i, a, j, c, curv, Y, U, alpha, gamma, G, Ki, Kj):
-    """Move y_ia alpha_ia up and y_jc alpha_jc down by t (and the gammas between)."""
+def _pair_step(i, a, j, c, curv, Y, U, alpha, gamma, G, Ki, Kj, act, nact):
+    """Move y_ia alpha_ia up and y_jc alpha_jc down by t (and the gammas between);
+    G is updated on the active rows of columns a and c."""
     t = (_RELAX if a != c else 1.0) * ((Y[a, i] - G[a, i]) - (Y[c, j] - G[c, j])) / curv
     t = _move_pair(i, a, j, c, t, Y, U, alpha, gamma)
     if t <= 0.0:
         return False
-    for r in range(G.shape[1]):
-        G[a, r] += t * Ki[r]
-        G[c, r] -= t * Kj[r]
+    _add_row(G, a, t, Ki, act, nact)
+    _add_row(G, c, -t, Kj, act, nact)
     return True
 
 
 @numba.njit(cache=True)
-def _phi_step(i, k, diag, phi, G, Ki):
-    """Exact minimisation over phi_ik >= 0 (curvature 2 K_ii)."""
+def _add_row(G, k, t, Ki, act, nact):
+    """G_k += t K_i on the active rows of column k."""
+    if nact[k] == G.shape[1]:
+        for r in range(G.shape[1]):
+            G[k, r] += t * Ki[r]
+        return
+    for p in range(nact[k]):
+        r = act[k, p]
+        G[k, r] += t * Ki[r]
+
+
+@numba.njit(cache=True)
+def _phi_step(i, k, diag, phi, G, Ki, act, nact):
+    """Over-relaxed minimisation over phi_ik >= 0 (curvature 2 K_ii)."""
     g = G[k, i] - G[k + 1, i]
     step = -_RELAX * g / max(2.0 * diag[i], _TAU)
     if phi[k, i] + step < 0.0:
@@ -291,15 +351,133 @@ def _phi_step(i, k, diag, phi, G, Ki):
     if step == 0.0:
         return False
     phi[k, i] = 0.0 if step == -phi[k, i] else phi[k, i] + step
-    for r in range(G.shape[1]):
-        G[k, r] += step * Ki[r]
-        G[k + 1, r] -= step * Ki[r]
+    _add_row(G, k, step, Ki, act, nact)
+    _add_row(G, k + 1, -step, Ki, act, nact)
     return True
 
 
 @numba.njit(cache=True)
+def _keeps(k, i, up_bound, low_bound, margin, has_phi, mp, Y, U, alpha, phi, G, is_act):
+    """Whether entry (i, k) must stay active: its alpha could still take part in a
+    violating pair, or a noncrossing multiplier next to it is positive or within
+    ``margin`` of being violated (phi_{i,k-1} and phi_ik are scanned only while both
+    of their columns are active)."""
+    y, a, u = Y[k, i], alpha[k, i], U[k, i]
+    s = y - G[k, i]
+    rise, fall = _can_rise(y, a, u), _can_fall(y, a, u)
+    if (rise and fall) or (fall and s <= up_bound) or (rise and s >= low_bound):
+        return True
+    if has_phi:
+        if k >= 1 and (phi[k - 1, i] > 0.0 or (
+                is_act[k - 1, i] and G[k - 1, i] - G[k, i] <= margin)):
+            return True
+        if k < mp and (phi[k, i] > 0.0 or (is_act[k + 1, i] and G[k, i] - G[k + 1, i] <= margin)):
+            return True
+    return False
+
+
+@numba.njit(cache=True)
+def _shrink(chain, has_phi, mp, margin, gamma, Y, U, alpha, phi, G, up_val, low_val,
+            act, nact, is_act):
+    """Drop from the scans the entries that cannot move (libsvm's shrinking, per boundary).
+
+    An alpha that can only fall is dropped when its score exceeds every score that can
+    rise on a boundary it may pair with (so it is in no violating pair), one that can
+    only rise when its score is below every score that can fall; both only when the
+    noncrossing multipliers next to it are zero with a gradient above ``margin``.
+    Returns the entries dropped.
+    """
+    m = Y.shape[0]
+    dropped = 0
+    for k in range(m):
+        up_bound, low_bound = -np.inf, np.inf
+        for other in range(m):
+            if _pair_allowed(other, k, chain, gamma):
+                up_bound = max(up_bound, up_val[other])
+            if _pair_allowed(k, other, chain, gamma):
+                low_bound = min(low_bound, low_val[other])
+        kept = 0
+        for p in range(nact[k]):
+            i = act[k, p]
+            if _keeps(k, i, up_bound, low_bound, margin, has_phi, mp, Y, U, alpha, phi, G,
+                      is_act):
+                act[k, kept] = i
+                kept += 1
+            else:
+                is_act[k, i] = False
+        dropped += nact[k] - kept
+        nact[k] = kept
+    return dropped
+
+
+@numba.njit(cache=True)
+def _reconstruct(Y, alpha, phi, G, act, nact, is_act, kind, gram, X, sqnorm, params, rows,
+                 slot_of, owner, stamp, counters):
+    """G = K Omega on the inactive entries, then every entry active again.
+
+    Loops over the rows j with omega_j != 0 (the support vectors, whose kernel rows the
+    steps have mostly cached), adding K_ij omega_jk to every inactive entry (i, k); the
+    cache is neither reordered nor filled by this sweep.
+    """
+    m, n = Y.shape
+    omega = np.empty((m, n))
+    for k in range(m):
+        for i in range(n):
+            omega[k, i] = Y[k, i] * alpha[k, i]
+    for k in range(phi.shape[0]):
+        for i in range(n):
+            omega[k, i] += phi[k, i]
+            omega[k + 1, i] -= phi[k, i]
+    count = 0
+    for k in range(m):
+        count += n - nact[k]
+    entry_k, entry_i = np.empty(count, np.int64), np.empty(count, np.int64)
+    q = 0
+    for k in range(m):
+        for i in range(n):
+            if not is_act[k, i]:
+                entry_k[q], entry_i[q] = k, i
+                G[k, i] = 0.0
+                q += 1
+    # cached rows (and a precomputed matrix's) as they are; the others computed into a
+    # scratch row, not into the cache: a sweep over more support rows than the cache
+    # holds would evict every row the steps use (least recently used, cyclic access)
+    scratch = np.empty(n if kind != 0 else 1)
+    for j in range(n):
+        nonzero = False
+        for k in range(m):
+            nonzero = nonzero or omega[k, j] != 0.0
+        if not nonzero:
+            continue
+        if kind == 0:
+            Kj = gram[j]
+        elif slot_of[j] >= 0:
+            Kj = rows[slot_of[j]]
+        else:
+            _compute_row(j, kind, X, sqnorm, params, scratch)
+            Kj = scratch
+        for q in range(count):
+            G[entry_k[q], entry_i[q]] += Kj[entry_i[q]] * omega[entry_k[q], j]
+    for k in range(m):
+        for i in range(n):
+            act[k, i] = i
+            is_act[k, i] = True
+        nact[k] = n
+
+
+@numba.njit(cache=True)
+def _rescan(Y, U, alpha, phi, G, mp, act, nact, is_act, up_val, up_arg, low_val, low_arg,
+            phi_val, phi_arg):
+    """Extremes of every column (after shrinking or reconstructing)."""
+    for k in range(Y.shape[0]):
+        _scan_alpha_active(k, act, nact, Y, U, alpha, G, up_val, up_arg, low_val, low_arg)
+    for k in range(mp):
+        _scan_phi(k, act, nact, is_act, phi, G, phi_val, phi_arg)
+
+
+@numba.njit(cache=True)
 def smo_loop(Y, U, alpha, phi, gamma, G, diag, chain, has_phi, tol, tol_phi, max_iter,
-             kind, gram, X, sqnorm, params, rows, slot_of, owner, stamp, counters):
+             shrinking, kind, gram, X, sqnorm, params, rows, slot_of, owner, stamp, counters):
     """Run SMO steps in place until no pair violation > tol and no phi residual > tol_phi.
 
     Parameters
@@ -317,6 +495,10 @@ def smo_loop(Y, U, alpha, phi, gamma, G, diag, chain, has_phi, tol, tol_phi, max
     tol, tol_phi : float
         Stopping tolerances in decision-value units.
     max_iter : int
+    shrinking : bool
+        Every min(n, 1000) steps, drop the entries that cannot move from the scans and
+        the updates of G (:func:`_shrink`); before stopping, G is recomputed on them
+        (:func:`_reconstruct`) and the loop goes on if any of them violates.
     kind, gram, X, sqnorm, params, rows, slot_of, owner, stamp, counters
         The kernel-row cache (:meth:`RowCache.arrays`).
 
@@ -324,16 +506,22 @@ def smo_loop(Y, U, alpha, phi, gamma, G, diag, chain, has_phi, tol, tol_phi, max
     -------
     (int, int, float)
         Iterations, status (0 converged, 1 iteration limit), last largest violation.
+        G is exact (as maintained by the steps) on return, every entry active.
     """
     m, n = Y.shape
     up_val, low_val = np.empty(m), np.empty(m)
     up_arg, low_arg = np.empty(m, np.int64), np.empty(m, np.int64)
     mp = m - 1 if has_phi else 0
     phi_val, phi_arg = np.zeros(max(mp, 1)), np.full(max(mp, 1), -1, np.int64)
+    # active entries of each column: act[k, :nact[k]] (increasing), is_act[k, i]
+    act = np.empty((m, n), np.int64)
     for k in range(m):
-        _scan_alpha(k, Y, U, alpha, G, up_val, up_arg, low_val, low_arg)
-    for k in range(mp):
-        _scan_phi(k, phi, G, phi_val, phi_arg)
+        act[k] = np.arange(n)
+    nact, is_act = np.full(m, n, np.int64), np.ones((m, n), np.bool_)
+    shrink_every = min(n, 1000)
+    countdown, shrunk = shrink_every, 0
+    _rescan(Y, U, alpha, phi, G, mp, act, nact, is_act, up_val, up_arg, low_val, low_arg,
+            phi_val, phi_arg)
     it, violation = 0, np.inf
     while True:
         best, a, c = _best_pair(m, chain, gamma, up_val, up_arg, low_val, low_arg)
@@ -342,7 +530,17 @@ def smo_loop(Y, U, alpha, phi, gamma, G, diag, chain, has_phi, tol, tol_phi, max
             if phi_val[k] > phi_best:
                 phi_best, kp = phi_val[k], k
         violation = max(best, phi_best)
-        if best <= tol and phi_best <= tol_phi:
+        done = best <= tol and phi_best <= tol_phi
+        if (done or it >= max_iter) and shrunk > 0:
+            # re-check the dropped entries before stopping
+            _reconstruct(Y, alpha, phi, G, act, nact, is_act, kind, gram, X, sqnorm, params,
+                         rows, slot_of, owner, stamp, counters)
+            counters[7] += 1
+            shrunk, countdown = 0, shrink_every
+            _rescan(Y, U, alpha, phi, G, mp, act, nact, is_act, up_val, up_arg, low_val,
+                    low_arg, phi_val, phi_arg)
+            continue
+        if done:
             return it, _STATUS_CONVERGED, violation
         if it >= max_iter:
             return it, _STATUS_ITERATION_LIMIT, violation
@@ -350,18 +548,34 @@ def smo_loop(Y, U, alpha, phi, gamma, G, diag, chain, has_phi, tol, tol_phi, max
         if phi_best > tol_phi and (phi_best >= best or best <= tol):
             i = phi_arg[kp]
             Ki = _row(i, kind, gram, X, sqnorm, params, rows, slot_of, owner, stamp, counters)
-            _phi_step(i, kp, diag, phi, G, Ki)
+            _phi_step(i, kp, diag, phi, G, Ki, act, nact)
             counters[5] += 1
             lo, hi = kp, kp + 1
         else:
             i = up_arg[a]
             Ki = _row(i, kind, gram, X, sqnorm, params, rows, slot_of, owner, stamp, counters)
-            j, curv = _partner(i, a, c, up_val[a], Ki, diag, Y, U, alpha, G)
+            j, curv = _partner(i, a, c, up_val[a], Ki, diag, act, nact, Y, U, alpha, G)
             Kj = _row(j, kind, gram, X, sqnorm, params, rows, slot_of, owner, stamp, counters)
-            _pair_step(i, a, j, c, curv, Y, U, alpha, gamma, G, Ki, Kj)
+            _pair_step(i, a, j, c, curv, Y, U, alpha, gamma, G, Ki, Kj, act, nact)
             counters[3 if a == c else 4] += 1
             lo, hi = min(a, c), max(a, c)
-        for k in (lo, hi):
-            _scan_alpha(k, Y, U, alpha, G, up_val, up_arg, low_val, low_arg)
-        for k in range(max(lo - 1, 0), min(hi + 1, mp)):
-            _scan_phi(k, phi, G, phi_val, phi_arg)
+        if shrinking:
+            countdown -= 1
+            if countdown == 0:
+                countdown = shrink_every
+                dropped = _shrink(chain, has_phi, mp, violation, gamma, Y, U, alpha, phi, G,
+                                  up_val, low_val, act, nact, is_act)
+                shrunk += dropped
+                counters[6] += dropped
+                _rescan(Y, U, alpha, phi, G, mp, act, nact, is_act, up_val, up_arg, low_val,
+                        low_arg, phi_val, phi_arg)
+                continue
+        # only columns lo and hi of G changed: their alpha extremes, and the phi columns
+        # that read them (lo-1, lo, hi-1, hi)
+        _scan_alpha_active(lo, act, nact, Y, U, alpha, G, up_val, up_arg, low_val, low_arg)
+        if hi != lo:
+            _scan_alpha_active(hi, act, nact, Y, U, alpha, G, up_val, up_arg, low_val, low_arg)
+        for k in range(max(lo - 1, 0), min(lo + 1, mp)):
+            _scan_phi(k, act, nact, is_act, phi, G, phi_val, phi_arg)
+        for k in range(max(hi - 1, lo + 1), min(hi + 1, mp)):
+            _scan_phi(k, act, nact, is_act, phi, G, phi_val, phi_arg)
