@@ -75,9 +75,10 @@ KEY = ("part", "design", "method", "n", "K", "C", "seed")
 NORDIC2_ROWS = "nordic2_dual_lp.jsonl"  # NORDIC-2 rows since the dual cutting-plane LPs
 # kernel rows by solver version, oldest first: kernel.jsonl (the first SMO solver,
 # NORDIC-0 by active_set, NORDIC-2 by primal LPs), kernel_nordic0_smo.jsonl (NORDIC-0
-# by SMO), NORDIC2_ROWS, kernel_polish.jsonl (NORDIC-1 with active-set polishing)
+# by SMO), NORDIC2_ROWS, kernel_polish.jsonl (NORDIC-1 with active-set polishing),
+# kernel_nordic0_tail.jsonl (NORDIC-0 by SMO with the coarse tier at 1)
 KERNEL_FILES = ("kernel.jsonl", "kernel_nordic0_smo.jsonl", NORDIC2_ROWS,
-                "kernel_polish.jsonl")
+                "kernel_polish.jsonl", "kernel_nordic0_tail.jsonl")
 BETA5 = np.array([1.0, 0.625, 0.25, -0.125, -0.5])
 # The libsvm baseline is the fastest of this many runs: on a shared machine one run of
 # ~0.1 s varied 5-fold, and the fastest is the fair (harshest) denominator.
