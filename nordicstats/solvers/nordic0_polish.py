@@ -9,11 +9,11 @@ quadratic programme whose KKT conditions are linear, in beta_A = y * alpha on th
 A of alphas strictly inside their box, the intercepts b and the positive gammas P::
 
     [ Q_AA  E    0  ] [d_A     ]   [ y_A - G_A ]
-    [ E'    0    D  ] [b       ] = [ -r        ]      (E_(k,i),k' = [k = k'])
+    [ E'    0    D  ] [b       ] = [ 0         ]      (E_(k,i),k' = [k = k'])
     [ 0     D'   0  ] [d_gamma ]   [ 0         ]      (D_k,p = [k = p] - [k = p + 1])
 
-(stationarity G_k(i) + b_k = y_ik on A; the equality rows y_k'alpha_k + gamma_k -
-gamma_{k-1} = 0, r their residual; b_p = b_{p+1} where gamma_p > 0), with
+(stationarity G_k(i) + b_k = y_ik on A; the step keeps the equality rows
+y_k'alpha_k + gamma_k - gamma_{k-1} = 0; b_p = b_{p+1} where gamma_p > 0), with
 Q_AA = K_AA / m + R_A R_A' (R: the low-rank part of the free increments, ``V Z``).
 The step goes along (d_A, d_gamma) by the minimiser of the dual objective on that
 line, cut where the first alpha or gamma reaches its bound, so it is a descent step
@@ -33,6 +33,9 @@ __all__ = ["newton_on_face", "MAX_FACE", "MAX_DROPS"]
 MAX_FACE = 3000
 #: Newton steps per call: each one cut by a bound puts one more variable on its bound.
 MAX_DROPS = 20
+#: Largest change of the equality rows y_k'alpha_k + gamma_k - gamma_{k-1} = 0 that a
+#: step may make (the face solve's residual times the step), relative to max(1, U).
+EQUALITY_ATOL = 1e-12
 
 
 def newton_on_face(state, max_face=MAX_FACE, max_drops=MAX_DROPS):
@@ -94,21 +97,26 @@ def _newton_step(Q, on, rows_i, cols_k, Y, U, alpha, gamma, G_face):
     kkt[a + chain + 1, p + np.arange(chain.size)] = -1.0
     kkt[p:, a:p] = kkt[a:p, p:].T
     grad = G_face[on] - Y[i, k]  # gradient of the dual in y * alpha on the face
-    residual = np.sum(Y * alpha, axis=0)  # y_k'alpha_k + gamma_k - gamma_{k-1}
-    residual[:-1] += gamma
-    residual[1:] -= gamma
-    rhs = np.concatenate([-grad, -residual, np.zeros(chain.size)])
+    # a direction along the equality rows (zero right-hand side there: their residual is
+    # rounding, and a correction of it would be scaled by the line search's step)
+    rhs = np.concatenate([-grad, np.zeros(m + chain.size)])
     try:
         sol = np.linalg.solve(kkt, rhs)
     except np.linalg.LinAlgError:
         sol = np.linalg.lstsq(kkt, rhs, rcond=None)[0]
+    if not np.all(np.isfinite(sol)):
+        return None
     d, d_gamma = sol[:a], sol[p:]
     slope, curv = float(grad @ d), float(d @ kkt[:a, :a] @ d)
     if not (slope < 0.0 and curv > 0.0 and np.all(np.isfinite(sol))):
         return None
     best = -slope / curv
     step = min(best, _room(alpha[i, k], U[i, k], Y[i, k] * d, gamma[chain], d_gamma))
-    if step <= 0.0:
+    # the step must keep the equality rows: on a face that is already optimal up to
+    # rounding, d is rounding noise (1e-11) and the line search scales it, and with it
+    # the solve's residual in those rows, by up to 1e10
+    broken = step * float(np.max(np.abs(kkt[a:] @ sol - rhs[a:]), initial=0.0))
+    if step <= 0.0 or broken > EQUALITY_ATOL * max(1.0, float(np.max(U[i, k]))):
         return None
     new = alpha[i, k] + step * Y[i, k] * d
     snap = 1e-12 * np.maximum(U[i, k], 1.0)
