@@ -88,7 +88,7 @@ CACHE_CAP_MB = 1024.0
 #: ``active_set`` halves the steps at large C: n = 1,000, C = 16 (designs of
 #: benchmarks/bench_scale.py), steps with 0.1 / 1: likert K = 3, 5, 7 25,147 / 12,215,
 #: 33,633 / 16,472, 39,614 / 20,733; overlap K = 3, 5, 7 56,492 / 27,632, 63,303 /
-#: 30,036, 63,619 / 34,437; C <= 1 no more steps (18 fits: 65,396 / 52,705 in all).
+#: 30,036, 63,619 / 34,437; C <= 1 no more steps (18 fits: 62,375 / 51,133 in all).
 #: Starting at 0.3 (tiers 0.3, 0.03, 0.003) gave 24,000-48,271 at C = 16, and a
 #: division by sqrt(10) instead of 10 between tiers 14,897-30,951 for more rounds.
 SMO_COARSE_TOL = 1.0
