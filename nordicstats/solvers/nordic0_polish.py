@@ -14,7 +14,8 @@ A of alphas strictly inside their box, the intercepts b and the positive gammas 
 
 (stationarity G_k(i) + b_k = y_ik on A; the step keeps the equality rows
 y_k'alpha_k + gamma_k - gamma_{k-1} = 0; b_p = b_{p+1} where gamma_p > 0), with
-Q_AA = K_AA / m + R_A R_A' (R: the low-rank part of the free increments, ``V Z``).
+Q_AA = K_AA / m + R_A R_A' (R: the low-rank part of the free increments, ``V Z``),
+solved by the KKT solver of NORDIC-1's polishing (:mod:`nordicstats.solvers.polish`).
 The step goes along (d_A, d_gamma) by the minimiser of the dual objective on that
 line, cut where the first alpha or gamma reaches its bound, so it is a descent step
 whether the face was right or not (a wrong face only shortens it); the SMO loop does
