@@ -78,7 +78,11 @@ def test_matches_clarabel_and_the_active_set_solver(kind, n, K, C, seed, weighte
                                atol=DECISION_ATOL)
 
 
-def test_running_gradient_is_the_reduced_duals():
+# the running G with single-precision free rows: each of the 500 steps' rank-|F|
+# updates rounds at about 6e-8 of its size (|G| ~ 1 here); double: only the updates' own
+# rounding
+@pytest.mark.parametrize("dtype,g_atol", [(np.float64, 1e-9), (np.float32, 1e-5)])
+def test_running_gradient_is_the_reduced_duals(dtype, g_atol):
     """After SMO steps with free increments, G equals K omega recomputed from alpha."""
     problem = rbf_problem(90, 5, 1.0, 4.0, seed=21)
     state = IncrementState(problem, *starting_point(problem, None)[:2])
@@ -91,7 +95,7 @@ def test_running_gradient_is_the_reduced_duals():
     alpha, H, G = (np.ascontiguousarray(x.T) for x in (state.alpha, state.Hk, state.G))
     gamma = state.gamma.copy()
     it, _, _ = nordic0_smo_loop(loop.Y, loop.U, alpha, gamma, G, H, loop.diag,
-                                np.ascontiguousarray(state.K_free.T), state.free[:, 0].copy(),
+                                state.K_free_rows.astype(dtype), state.free[:, 0].copy(),
                                 np.ascontiguousarray(state.S_root), True, 1e-4, 500, 1.0, 1.5,
                                 *loop.cache.arrays())
     assert it > 50
@@ -100,7 +104,7 @@ def test_running_gradient_is_the_reduced_duals():
     np.testing.assert_allclose(H.T, K @ (Y * alpha.T), atol=1e-10)
     state.alpha, state.gamma = alpha.T.copy(), gamma
     state.refresh(full=True)
-    np.testing.assert_allclose(G.T, state.G, atol=1e-9)
+    np.testing.assert_allclose(G.T, state.G, atol=g_atol)
     np.testing.assert_allclose(state.G, K @ state.omega(), atol=1e-9)
     # and the equality rows y_k'alpha_k + gamma_k - gamma_{k-1} = 0 still hold
     rows = (Y * state.alpha).sum(axis=0)
@@ -121,6 +125,48 @@ def test_rows_on_demand_reach_the_dense_optimum():
     np.testing.assert_allclose(
         dense_problem.decision_values(lazy.dual_coef, lazy.intercept),
         dense_problem.decision_values(dense.dual_coef, dense.intercept), atol=DECISION_ATOL)
+
+
+@pytest.mark.parametrize("cache_mb", [None, 0.01])
+def test_rows_on_demand_at_large_c_match_clarabel_and_the_active_set_solver(cache_mb):
+    """C = 16 with kernel rows from X: the cache sized to the problem (every row kept)
+    or to 0.01 MiB (eight rows: most rows are recomputed), single-precision free rows."""
+    lazy_problem = rbf_problem(160, 4, 1.0, 16.0, seed=41, lazy=True)
+    dense_problem = rbf_problem(160, 4, 1.0, 16.0, seed=41)
+    result = solve(lazy_problem, solver="nordic0_smo", cache_mb=cache_mb)
+    assert result.status == "optimal" and result.info["free_increments"] > 0
+    slots = 160 if cache_mb is None else 8
+    assert result.info["cache_bytes"] == slots * 160 * 8
+    assert result.objective == pytest.approx(solve_primal(dense_problem), rel=OBJ_RTOL)
+    other = solve(dense_problem, solver="active_set")
+    np.testing.assert_allclose(
+        dense_problem.decision_values(result.dual_coef, result.intercept),
+        dense_problem.decision_values(other.dual_coef, other.intercept), atol=DECISION_ATOL)
+
+
+def test_batch_drops_and_reused_free_rows_keep_the_free_set_consistent():
+    """A batch drop removes exactly the increments below -tol; the kernel rows of the
+    free rows, kept across free-set changes, are K's rows (dense reference)."""
+    lazy_problem = rbf_problem(120, 5, 1.0, 16.0, seed=43, lazy=True)
+    K = np.asarray(lazy_problem.gram)
+    state = IncrementState(lazy_problem, *starting_point(lazy_problem, None)[:2])
+    loop = _Loop(lazy_problem, cache_mb=1.0)
+    drops = changes = 0
+    for _ in range(40):
+        loop.run(state, 1.0, 10 ** 6)
+        negative = state.delta_free < -1.0
+        before = state.free.copy()
+        changed = state.update_free_set(1.0, 10, batch_drop=True)
+        if negative.any():
+            drops += 1
+            assert changed == negative.sum()
+            np.testing.assert_array_equal(state.free, before[~negative])
+            assert np.all(state.feasible >= 0.0)
+        changes += changed > 0
+        np.testing.assert_array_equal(state.K_free_rows, K[state.free[:, 1]])
+        if not changed:
+            break
+    assert drops > 0 and changes > drops
 
 
 def test_warm_start_along_c_reaches_the_cold_optimum():

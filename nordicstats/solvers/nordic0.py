@@ -111,6 +111,7 @@ class IncrementState(DualState):
         self.phi = np.zeros((n, 0))
         self.gamma = np.array(gamma, dtype=float) if m > 1 else np.zeros(0)
         self.free = np.zeros((0, 2), dtype=int)  # rows (J - 1, i): 0-based increment, row
+        self.K_free_rows, self._row_position = np.zeros((0, n)), {}  # K[i] by free row i
         self.feasible = np.zeros(0)  # increments of the last feasible point, on F
         self.coupling = _bridge(m)
         self._refreshes = 0  # calls of refresh(), for the full ones with rows on demand
@@ -122,8 +123,10 @@ class IncrementState(DualState):
         """Pseudo-inverse of S and the coefficient matrix of delta_F in G (per boundary)."""
         j, i = self.free[:, 0], self.free[:, 1]
         m = self.m
-        # kernel columns of the free rows, K[:, i] (n x |F|; K is symmetric, so rows)
-        self.K_free = gram_block(self.K, i).T if j.size else np.zeros((self.Y.shape[0], 0))
+        # kernel rows of the free rows, K[i] (|F| x n, contiguous for the compiled loop);
+        # K_free = its transpose, the kernel columns K[:, i] (K is symmetric)
+        self.K_free_rows = self._kernel_rows(i)
+        self.K_free = self.K_free_rows.T
         S = self.coupling[np.ix_(j, j)] * self.K_free[i]
         # S^+ = Z Z' from the positive eigenvalues: the Hessian correction (V Z)(V Z)'
         # is then positive semi-definite by construction, whatever the rounding in S
@@ -134,6 +137,24 @@ class IncrementState(DualState):
         J = j + 1
         k = np.arange(1, m + 1)
         self.weights = (J[None, :] >= k[:, None]).astype(float) - J[None, :] / m  # (m, |F|)
+
+    def _kernel_rows(self, rows):
+        """K[rows] (len(rows) x n), reusing the rows of the last free set.
+
+        A free-set change adds or drops a few increments; computing the kernel rows of
+        every free row again (n |F| kernel values, from X with rows on demand) cost more
+        than the SMO steps of the short rounds at n = 5,000.
+        """
+        n = self.Y.shape[0]
+        out = np.empty((rows.size, n))
+        known, old = self._row_position, self.K_free_rows
+        reuse = np.array([r in known for r in rows], dtype=bool)
+        if reuse.any():
+            out[reuse] = old[[known[r] for r in rows[reuse]]]
+        if (~reuse).any():
+            out[~reuse] = gram_block(self.K, rows[~reuse])
+        self._row_position = {int(r): p for p, r in enumerate(rows)}
+        return out
 
     def refresh(self, full=None):
         """Recompute H = K (Y * alpha), delta_F and G from scratch (removes drift).
@@ -162,8 +183,8 @@ class IncrementState(DualState):
             else np.zeros(0)
         self.G = np.repeat(total[:, None] / m, m, axis=1)
         if j.size:
-            Kd = self.K_free * self.delta_free  # columns K e_i delta_(J, i)
-            self.G += Kd @ self.weights.T
+            # sum over F of the columns K e_i delta_(J, i), weighted per boundary
+            self.G += self.K_free @ (self.delta_free[:, None] * self.weights.T)
 
     def omega(self):
         """omega_k = v + sum_{J >= k} delta_J with m v = s - sum_J J delta_J."""
@@ -186,7 +207,7 @@ class IncrementState(DualState):
         j = self.free[:, 0]
         psi = -self.Ka.copy()
         if j.size:
-            psi += (self.K_free * self.delta_free) @ self.coupling[j]
+            psi += self.K_free @ (self.delta_free[:, None] * self.coupling[j])
         return psi
 
     # --- decomposition steps ----------------------------------------------------------------
@@ -221,7 +242,7 @@ class IncrementState(DualState):
             self._move_alpha(np.array([k]), np.array([i]), np.array([-self.Y[i, k] * r]))
 
     # --- active set -------------------------------------------------------------------------
-    def update_free_set(self, tol, max_add):
+    def update_free_set(self, tol, max_add, batch_drop=False):
         """One active-set move on the increments (Lawson-Hanson style, no cycling).
 
         ``self.feasible`` holds the increments of the last feasible primal point
@@ -232,6 +253,10 @@ class IncrementState(DualState):
         increments whose multiplier psi is below -tol (the most violated first)
         join F.
 
+        With ``batch_drop`` every entry of delta_F below -tol leaves F at once and the
+        others keep max(delta, 0) (a projection: the objective may rise, so the
+        driver uses it only in its coarse rounds and ends with Lawson-Hanson moves).
+
         Returns
         -------
         int
@@ -239,6 +264,10 @@ class IncrementState(DualState):
         """
         new = self.delta_free
         negative = new < -tol
+        if negative.any() and batch_drop:
+            keep = ~negative
+            self._set_free(self.free[keep], np.maximum(new[keep], 0.0))
+            return int(negative.sum())
         if negative.any():
             old = self.feasible
             ratio = old[negative] / (old[negative] - new[negative])

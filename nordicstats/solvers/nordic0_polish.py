@@ -9,12 +9,13 @@ quadratic programme whose KKT conditions are linear, in beta_A = y * alpha on th
 A of alphas strictly inside their box, the intercepts b and the positive gammas P::
 
     [ Q_AA  E    0  ] [d_A     ]   [ y_A - G_A ]
-    [ E'    0    D  ] [b       ] = [ -r        ]      (E_(k,i),k' = [k = k'])
+    [ E'    0    D  ] [b       ] = [ 0         ]      (E_(k,i),k' = [k = k'])
     [ 0     D'   0  ] [d_gamma ]   [ 0         ]      (D_k,p = [k = p] - [k = p + 1])
 
-(stationarity G_k(i) + b_k = y_ik on A; the equality rows y_k'alpha_k + gamma_k -
-gamma_{k-1} = 0, r their residual; b_p = b_{p+1} where gamma_p > 0), with
-Q_AA = K_AA / m + R_A R_A' (R: the low-rank part of the free increments, ``V Z``).
+(stationarity G_k(i) + b_k = y_ik on A; the step keeps the equality rows
+y_k'alpha_k + gamma_k - gamma_{k-1} = 0; b_p = b_{p+1} where gamma_p > 0), with
+Q_AA = K_AA / m + R_A R_A' (R: the low-rank part of the free increments, ``V Z``),
+solved by the KKT solver of NORDIC-1's polishing (:mod:`nordicstats.solvers.polish`).
 The step goes along (d_A, d_gamma) by the minimiser of the dual objective on that
 line, cut where the first alpha or gamma reaches its bound, so it is a descent step
 whether the face was right or not (a wrong face only shortens it); the SMO loop does
@@ -26,6 +27,7 @@ from __future__ import annotations
 import numpy as np
 
 from nordicstats.kernels import gram_block
+from nordicstats.solvers.polish import _solve_kkt
 
 __all__ = ["newton_on_face", "MAX_FACE", "MAX_DROPS"]
 
@@ -33,6 +35,12 @@ __all__ = ["newton_on_face", "MAX_FACE", "MAX_DROPS"]
 MAX_FACE = 3000
 #: Newton steps per call: each one cut by a bound puts one more variable on its bound.
 MAX_DROPS = 20
+#: Largest relative residual of the face solve for its direction to be used (a face
+#: whose system is singular, e.g. two equal rows, gives no step).
+KKT_RTOL = 1e-8
+#: Largest change of the equality rows y_k'alpha_k + gamma_k - gamma_{k-1} = 0 that a
+#: step may make (the face solve's residual times the step), relative to max(1, U).
+EQUALITY_ATOL = 1e-12
 
 
 def newton_on_face(state, max_face=MAX_FACE, max_drops=MAX_DROPS):
@@ -82,33 +90,41 @@ def newton_on_face(state, max_face=MAX_FACE, max_drops=MAX_DROPS):
 
 
 def _newton_step(Q, on, rows_i, cols_k, Y, U, alpha, gamma, G_face):
-    """One cut Newton step on the face ``on``; (change of y * alpha, full step) or None."""
+    """One cut Newton step on the face ``on``; (change of y * alpha, full step) or None.
+
+    The face system is NORDIC-1's [H A'; A 0] (:func:`~nordicstats.solvers.polish._solve_kkt`:
+    regularised Cholesky factor and iterative refinement) in x = (d_A, d_gamma), with
+    H = diag(Q_AA, 0) and A = [E' D] the equality rows; their multipliers are the
+    intercepts b.
+    """
     m = Y.shape[1]
     i, k = rows_i[on], cols_k[on]
     chain = np.flatnonzero(gamma > 0.0)
-    a, p = i.size, i.size + m
-    kkt = np.zeros((p + chain.size, p + chain.size))
-    kkt[:a, :a] = Q[np.ix_(on, on)]
-    kkt[np.arange(a), a + k] = kkt[a + k, np.arange(a)] = 1.0
-    kkt[a + chain, p + np.arange(chain.size)] = 1.0
-    kkt[a + chain + 1, p + np.arange(chain.size)] = -1.0
-    kkt[p:, a:p] = kkt[a:p, p:].T
+    a, nv = i.size, i.size + chain.size
+    H = np.zeros((nv, nv))
+    H[:a, :a] = Q[np.ix_(on, on)]
+    A = np.zeros((m, nv))
+    A[k, np.arange(a)] = 1.0
+    A[chain, a + np.arange(chain.size)] = 1.0
+    A[chain + 1, a + np.arange(chain.size)] = -1.0
     grad = G_face[on] - Y[i, k]  # gradient of the dual in y * alpha on the face
-    residual = np.sum(Y * alpha, axis=0)  # y_k'alpha_k + gamma_k - gamma_{k-1}
-    residual[:-1] += gamma
-    residual[1:] -= gamma
-    rhs = np.concatenate([-grad, -residual, np.zeros(chain.size)])
-    try:
-        sol = np.linalg.solve(kkt, rhs)
-    except np.linalg.LinAlgError:
-        sol = np.linalg.lstsq(kkt, rhs, rcond=None)[0]
-    d, d_gamma = sol[:a], sol[p:]
-    slope, curv = float(grad @ d), float(d @ kkt[:a, :a] @ d)
-    if not (slope < 0.0 and curv > 0.0 and np.all(np.isfinite(sol))):
+    # a direction along the equality rows (zero right-hand side there: their residual is
+    # rounding, and a correction of it would be scaled by the line search's step)
+    rhs = np.concatenate([-grad, np.zeros(chain.size + m)])
+    sol, residual = _solve_kkt(H, A, rhs, np.zeros(nv + m))
+    if not (np.all(np.isfinite(sol)) and residual <= KKT_RTOL):
+        return None
+    d, d_gamma = sol[:a], sol[a:nv]
+    slope, curv = float(grad @ d), float(d @ H[:a, :a] @ d)
+    if not (slope < 0.0 and curv > 0.0):
         return None
     best = -slope / curv
     step = min(best, _room(alpha[i, k], U[i, k], Y[i, k] * d, gamma[chain], d_gamma))
-    if step <= 0.0:
+    # the step must keep the equality rows: on a face that is already optimal up to
+    # rounding, d is rounding noise (1e-11) and the line search scales it, and with it
+    # the solve's residual in those rows, by up to 1e10
+    broken = step * float(np.max(np.abs(A @ sol[:nv]), initial=0.0))
+    if step <= 0.0 or broken > EQUALITY_ATOL * max(1.0, float(np.max(U[i, k]))):
         return None
     new = alpha[i, k] + step * Y[i, k] * d
     snap = 1e-12 * np.maximum(U[i, k], 1.0)

@@ -11,16 +11,17 @@ How far each part is solved:
 
 * **Rounds.**  The SMO loop runs to a pair tolerance ``tol`` (decision-value units);
   then the free set is updated at the same tolerance (``max(tol,`` ``ORDER_TOL)``:
-  increments below -tol leave, ordering multipliers psi below -tol join).  While F
-  changes the tolerance is kept; once it does not, it is divided by 10, starting from
-  ``coarse_tol`` = 0.1 (the early rounds need no accurate inner optimum), and below
-  1e-3 by what the duality gap asks (:func:`next_tolerance`).
-* **Newton on the face.**  From a tolerance of 1e-3 on, the alphas strictly inside
+  increments below -tol leave, ordering multipliers psi below -tol join; at 0.1 and
+  above all negative increments leave at once, below by Lawson-Hanson moves).  While
+  F changes the tolerance is kept; once it does not, it is divided by 10, starting
+  from ``coarse_tol`` = 1 (the early rounds need no accurate inner optimum), and
+  below 1e-3 by what the duality gap asks (:func:`next_tolerance`).
+* **Newton on the face.**  From a tolerance of 1e-2 on, the alphas strictly inside
   their box and the positive gammas define a face of the reduced dual, whose optimum
   solves a linear KKT system (:mod:`nordicstats.solvers.nordic0_polish`); a step
   towards it, cut at the bounds, usually ends SMO's linear tail (the gap fell from
   1.7e-5 to 1e-14 in two such steps at n = 1,000, K = 3, C = 16, heavy overlap).
-* **Stop.**  From a tolerance of 1e-3 on (libsvm's default) the relative duality gap
+* **Stop.**  From a tolerance of 1e-2 on the relative duality gap
   from the running G = K omega with the intercepts by pooling is checked; the loop
   stops when it is below half the certificate's
   :data:`~nordicstats.solvers.certificate.GAP_TOL` and no increment or ordering
@@ -36,9 +37,10 @@ K is a dense matrix (with rows on demand the rank-one updates of H are kept: the
 product would cost as much as the certificate's).
 Kernel rows come from the dense matrix or, for a
 :class:`~nordicstats.kernels.KernelMatrix`, from the row cache of the NORDIC-1 SMO
-solver.  The answer is certified on the full problem
-(:func:`~nordicstats.solvers.certificate.certified_result`).  Design and
-measurements: docs/notes/scaling.md.
+solver, sized to hold every row up to :data:`CACHE_CAP_MB`; the loop reads the free
+rows' kernel rows in single precision (:data:`FREE_ROWS_DTYPE`).  The answer is
+certified on the full problem (:func:`~nordicstats.solvers.certificate.certified_result`).
+Design and measurements: docs/notes/scaling.md.
 """
 
 from __future__ import annotations
@@ -51,16 +53,16 @@ from nordicstats.kernels import KernelMatrix
 from nordicstats.solvers.certificate import GAP_TOL, VIOLATION_TOL
 from nordicstats.solvers.decomposition import intercepts_by_pooling
 from nordicstats.solvers.nordic0 import (
-    DEFAULT_COARSE_TOL,
     IncrementState,
     nordic0_result,
     starting_point,
 )
 from nordicstats.solvers.nordic0_polish import newton_on_face
 from nordicstats.solvers.nordic0_smo_core import nordic0_smo_loop
-from nordicstats.solvers.smo import DEFAULT_CACHE_MB, FIRST_TOL, SMALLEST_TOL, _row_cache
+from nordicstats.solvers.smo import FIRST_TOL, SMALLEST_TOL, _row_cache
 
-__all__ = ["solve_nordic0_smo", "next_tolerance", "relative_gap", "ORDER_TOL", "SMO_MAX_ADD"]
+__all__ = ["solve_nordic0_smo", "next_tolerance", "relative_gap", "row_cache_mb", "ORDER_TOL",
+           "SMO_MAX_ADD", "CACHE_CAP_MB"]
 
 #: Tolerance of the last free-set updates (increments and ordering multipliers).
 ORDER_TOL = VIOLATION_TOL / 2
@@ -77,10 +79,42 @@ RELAX_SAME, RELAX_CROSS = 1.0, 1.5
 #: 60,490 / 46,587 / 45,424 / 40,001; likert K = 5, C = 1: 4,706 / 4,389 / 3,834 / 3,780;
 #: overlap K = 5, C = 2^-4: 5,636 / 5,484 / 4,206 / 4,615 (5: more rounds, no faster).
 SMO_MAX_ADD = 10
+#: Largest kernel-row cache in MiB (the default sizes it to the problem, up to this).
+#: Every step reads two kernel rows; a row missing from the cache is computed from X
+#: (n kernel values).  NORDIC-1's 200 MiB hold 1,250 of the 20,000 rows at n = 20,000,
+#: where most steps then computed both rows (about 1 ms a step under load).
+CACHE_CAP_MB = 1024.0
+#: Pair and free-set tolerance of the first rounds.  A tier at 1 before the 0.1 of
+#: ``active_set`` halves the steps at large C: n = 1,000, C = 16 (designs of
+#: benchmarks/bench_scale.py), steps with 0.1 / 1: likert K = 3, 5, 7 25,147 / 12,215,
+#: 33,633 / 16,472, 39,614 / 20,733; overlap K = 3, 5, 7 56,492 / 27,632, 63,303 /
+#: 30,036, 63,619 / 34,437; C <= 1 no more steps (18 fits: 62,375 / 51,133 in all).
+#: Starting at 0.3 (tiers 0.3, 0.03, 0.003) gave 24,000-48,271 at C = 16, and a
+#: division by sqrt(10) instead of 10 between tiers 14,897-30,951 for more rounds.
+SMO_COARSE_TOL = 1.0
+#: Rounds at this tolerance or above drop every negative increment at once
+#: (``IncrementState.update_free_set(batch_drop=True)``) instead of one Lawson-Hanson
+#: move each: rounds at n = 1,000 fell by 20-35% (likert K = 7, C = 16: 85 -> 68) for
+#: the same steps, and each round costs O(n |F|) outside the loop (6 ms at n = 5,000).
+BATCH_DROP_TOL = 0.1
+#: The compiled loop reads the kernel rows of the free rows (|F| x n, the most memory
+#: of a step at n = 5,000) in single precision: 40% less time per step there (likert
+#: K = 5, rare K = 7, C = 1: 166 / 276 and 213 / 350 us a step), the same steps at
+#: n = 1,000 within 5%.  G's rank-|F| updates carry the rounding (about 1e-7 of a
+#: step's change) only until the round ends, when G is recomputed from H in double
+#: precision; stops and the certificate use that exact G.
+FREE_ROWS_DTYPE = np.float32
+#: Pair tolerance from which the gap is computed and Newton steps on the face are tried
+#: (the tolerances still fall by 10 down to 1e-3).  From 1e-2 instead of 1e-3: steps at
+#: n = 1,000 (likert, rare, overlap; K = 3, 5, 7) 189,177 -> 134,398 over the nine fits
+#: with C = 16 (likert K = 7 20,733 -> 14,737) and 28,604 -> 24,890 over those with C = 1.
+#: Letting the gap set the next tolerance from 1e-2 too (a jump to 1e-4) cost steps on
+#: overlap at C = 1 (4,489 -> 6,768 at K = 3).
+NEWTON_FROM_TOL = 1e-2
 
 
-def solve_nordic0_smo(problem, warm_start=None, cache_mb=DEFAULT_CACHE_MB, max_iter=None,
-                      max_add=None, coarse_tol=DEFAULT_COARSE_TOL, polish=True):
+def solve_nordic0_smo(problem, warm_start=None, cache_mb=None, max_iter=None,
+                      max_add=None, coarse_tol=SMO_COARSE_TOL, polish=True):
     """Solve NORDIC-0 (eqs. constraint_b, constraint_omega) to the certificate by SMO.
 
     Parameters
@@ -91,17 +125,19 @@ def solve_nordic0_smo(problem, warm_start=None, cache_mb=DEFAULT_CACHE_MB, max_i
     warm_start : mapping, optional
         ``{"alpha", "gamma", "C"}`` from a fit of the same data (another C of a grid;
         rescaled by ``problem.C / C``).  The cold start is alpha = 0.
-    cache_mb : float, default=200
-        Memory of the kernel-row cache (used when ``gram`` is a ``KernelMatrix``).
+    cache_mb : float, optional
+        Memory of the kernel-row cache in MiB (used when ``gram`` is a
+        ``KernelMatrix``); default :func:`row_cache_mb`: every row up to
+        :data:`CACHE_CAP_MB`.
     max_iter : int, optional
         SMO steps over all rounds; default max(10^7, 500 n (K-1)).
     max_add : int, optional
         Increments added to the free set per round; default ``max(10, n // 500)``
         (see :data:`SMO_MAX_ADD`).
-    coarse_tol : float, default=0.1
-        Pair and free-set tolerance of the first rounds.
+    coarse_tol : float, default=1.0
+        Pair and free-set tolerance of the first rounds (:data:`SMO_COARSE_TOL`).
     polish : bool, default=True
-        From the tolerance 1e-3 on, while the gap is above its target, take Newton
+        From the tolerance 1e-2 on, while the gap is above its target, take Newton
         steps on the face the SMO point identifies
         (:func:`~nordicstats.solvers.nordic0_polish.newton_on_face`) before
         tightening the tolerance.
@@ -118,7 +154,7 @@ def solve_nordic0_smo(problem, warm_start=None, cache_mb=DEFAULT_CACHE_MB, max_i
     budget = max(10 ** 7, 500 * n * m) if max_iter is None else int(max_iter)
     alpha, gamma, origin = starting_point(problem, warm_start)
     state = IncrementState(problem, alpha, gamma)
-    loop = _Loop(problem, cache_mb)
+    loop = _Loop(problem, row_cache_mb(n) if cache_mb is None else cache_mb)
     tol, steps, rounds, status = max(float(coarse_tol), FIRST_TOL), 0, 0, "optimal"
     polished = 0
     while True:
@@ -127,9 +163,10 @@ def solve_nordic0_smo(problem, warm_start=None, cache_mb=DEFAULT_CACHE_MB, max_i
         if code != 0:
             status = "iteration_limit"
             break
-        if m > 1 and state.update_free_set(max(tol, ORDER_TOL), max_add):
+        if m > 1 and state.update_free_set(max(tol, ORDER_TOL), max_add,
+                                           batch_drop=tol >= BATCH_DROP_TOL):
             continue
-        gap = relative_gap(problem, state) if tol <= FIRST_TOL else np.inf
+        gap = relative_gap(problem, state) if tol <= NEWTON_FROM_TOL else np.inf
         if polish and np.isfinite(gap) and gap > GAP_TOL / 2:
             taken = newton_on_face(state)
             if taken:
@@ -141,13 +178,23 @@ def solve_nordic0_smo(problem, warm_start=None, cache_mb=DEFAULT_CACHE_MB, max_i
         elif tol <= SMALLEST_TOL:
             break
         else:
-            tol = next_tolerance(tol, gap)
+            # by 10 down to 1e-3 (libsvm's), then by what the gap asks
+            tol = next_tolerance(tol, gap if tol <= FIRST_TOL else np.inf)
     # H was kept exactly by the loop's and the Newton steps' updates (drift ~1e-12); a
     # product with all n^2 kernel values from X would cost as much as the certificate's
     state.refresh(full=not isinstance(state.K, KernelMatrix))
     return nordic0_result(problem, state, "nordic0_smo", status, steps, rounds, origin,
                           time.perf_counter() - clock,
                           info={**loop.info(tol), "newton_steps": polished})
+
+
+def row_cache_mb(n):
+    """Default kernel-row cache: all n rows (8 n^2 bytes) up to :data:`CACHE_CAP_MB`.
+
+    >>> round(row_cache_mb(5000)), row_cache_mb(20000)
+    (191, 1024.0)
+    """
+    return min(8.0 * n * n / 2 ** 20, CACHE_CAP_MB)
 
 
 class _Loop:
@@ -164,7 +211,7 @@ class _Loop:
         """SMO steps on the reduced dual of ``state``'s free set; (steps, status code)."""
         alpha, H, G = (np.ascontiguousarray(x.T) for x in (state.alpha, state.Hk, state.G))
         gamma = np.ascontiguousarray(state.gamma, dtype=float)
-        KF = np.ascontiguousarray(state.K_free.T, dtype=float)
+        KF = state.K_free_rows.astype(FREE_ROWS_DTYPE)
         JF = np.ascontiguousarray(state.free[:, 0], dtype=np.int64)
         S_root = np.ascontiguousarray(state.S_root, dtype=float)
         it, code, _ = nordic0_smo_loop(self.Y, self.U, alpha, gamma, G, H, self.diag, KF, JF,
@@ -187,8 +234,8 @@ def next_tolerance(tol, gap):
 
     The gap falls about in proportion to the tolerance (measured at n = 1,000, K = 3,
     C = 16: gaps 3e-5, 3e-6, 3e-7 at tolerances 1e-3, 1e-4, 1e-5), so the tolerance is
-    scaled by half the ratio of the target to the gap, between 1/100 and 1/2 (1/10 while
-    the gap is not computed, above :data:`~nordicstats.solvers.smo.FIRST_TOL`): a gap
+    scaled by half the ratio of the target to the gap, between 1/100 and 1/2 (1/10 for
+    ``gap=inf``, which the driver passes above :data:`~nordicstats.solvers.smo.FIRST_TOL`): a gap
     just above the target costs a short step, not a factor 10 of linear convergence.
     """
     if not np.isfinite(gap):
