@@ -96,8 +96,8 @@ def test_running_gradient_is_the_reduced_duals(dtype, g_atol):
     gamma = state.gamma.copy()
     it, _, _ = nordic0_smo_loop(loop.Y, loop.U, alpha, gamma, G, H, loop.diag,
                                 state.K_free_rows.astype(dtype), state.free[:, 0].copy(),
-                                np.ascontiguousarray(state.S_root), True, 1e-4, 500, 1.0, 1.5,
-                                *loop.cache.arrays())
+                                state.free[:, 1].copy(), np.ascontiguousarray(state.S_root),
+                                True, 1e-4, 500, 1.0, 1.5, False, *loop.cache.arrays())
     assert it > 50
     # from the definitions: H_k = K (y_k alpha_k), delta_F = S^+ (Ka)_F, G_k = K omega_k
     K, Y, m = problem.gram, problem.signs, problem.signs.shape[1]
