@@ -59,7 +59,12 @@ from nordicstats.solvers.smo_core import (
     _shrink,
 )
 
-__all__ = ["nordic0_smo_loop"]
+__all__ = ["nordic0_smo_loop", "GATHER_FRACTION"]
+
+#: With shrinking, a boundary's scan (or G's update) runs over an index list only
+#: while the list keeps at most this fraction of the rows; above it the loop runs over
+#: all of them, contiguously.
+GATHER_FRACTION = 0.25
 
 
 @numba.njit(cache=True)
@@ -183,9 +188,18 @@ def _gradient_of_rows(rows, count, H, KF, JF, LF, S_root, G):
 
 
 @numba.njit(cache=True)
-def _live_rows(is_act, live):
-    """Rows with at least one active entry into ``live``; returns their number."""
+def _sparse_lists(is_act, act, nact, live):
+    """After :func:`_shrink`: the rows with an active entry into ``live``; a list that
+    keeps more than :data:`GATHER_FRACTION` of the n rows is replaced by all rows
+    (contiguous loops beat gathers there).  Returns the number of live rows."""
     m, n = is_act.shape
+    limit = GATHER_FRACTION * n
+    for k in range(m):
+        if nact[k] > limit:
+            for i in range(n):
+                act[k, i] = i
+                is_act[k, i] = True
+            nact[k] = n
     count = 0
     for i in range(n):
         for k in range(m):
@@ -193,6 +207,10 @@ def _live_rows(is_act, live):
                 live[count] = i
                 count += 1
                 break
+    if count > limit:
+        for i in range(n):
+            live[i] = i
+        count = n
     return count
 
 
@@ -323,10 +341,11 @@ def nordic0_smo_loop(Y, U, alpha, gamma, G, H, diag, KF, JF, LF, S_root, chain, 
             countdown -= 1
             if countdown == 0:
                 countdown = shrink_every
-                dropped = _shrink(chain, False, 0, 0.0, gamma, Y, U, alpha, no_phi, G,
-                                  up_val, low_val, act, nact, is_act)
-                shrunk += dropped
-                counters[6] += dropped
-                nlive = _live_rows(is_act, live)
+                _shrink(chain, False, 0, 0.0, gamma, Y, U, alpha, no_phi, G, up_val, low_val,
+                        act, nact, is_act)
+                nlive = _sparse_lists(is_act, act, nact, live)
+                dropped = m * n - nact.sum()
+                counters[6] += dropped - shrunk
+                shrunk = dropped
         for k in range(m):
             _scan_alpha_active(k, act, nact, Y, U, alpha, G, up_val, up_arg, low_val, low_arg)
