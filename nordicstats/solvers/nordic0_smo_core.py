@@ -156,12 +156,12 @@ def _gradient_of_rows(rows, count, H, KF, JF, LF, S_root, G):
     nf, rank = KF.shape[0], S_root.shape[1]
     proj, delta = np.zeros(rank), np.zeros(nf)
     for f in range(nf):
-        l, J = LF[f], JF[f]
+        row, J = LF[f], JF[f]
         ka, total = 0.0, 0.0
         for k in range(m):
-            total += H[k, l]
+            total += H[k, row]
             if k <= J:
-                ka += H[k, l]
+                ka += H[k, row]
         ka -= (J + 1.0) / m * total
         for q in range(rank):
             proj[q] += S_root[f, q] * ka
