@@ -37,7 +37,7 @@ Kernel rows come from the row cache of :class:`~nordicstats.solvers.smo_core.Row
 **Shrinking** (libsvm's, ``shrinking=True``): every min(n, 1000) steps the entries
 (i, k) whose alpha sits at a bound where it can be in no violating pair leave the scans
 (NORDIC-1's rule, :func:`~nordicstats.solvers.smo_core._shrink`); a row all of whose
-entries left also leaves the updates of G (the rank-|F| part included), while H is
+entries left also leaves the updates of G (the free increments' part included), while H is
 still updated on every row.  Before the loop may stop, G is recomputed on the rows
 that left from its definition -- from H and the free rows (:func:`_gradient_of_rows`) --
 every entry comes back, and the loop goes on if any violates: it stops on the same
