@@ -164,6 +164,15 @@ def test_shrinking_on_and_off_reach_clarabel_and_the_active_set_optimum(cache_mb
             atol=DECISION_ATOL)
 
 
+def test_shrinking_is_on_by_default_from_its_row_count(monkeypatch):
+    problem = rbf_problem(150, 4, 1.0, 16.0, seed=45)
+    assert not solve(problem, solver="nordic0_smo").info["shrinking"]["on"]
+    monkeypatch.setattr("nordicstats.solvers.nordic0_smo.SHRINKING_MIN_ROWS", 150)
+    result = solve(problem, solver="nordic0_smo")
+    assert result.info["shrinking"]["on"] and result.info["shrinking"]["dropped"] > 0
+    assert result.objective == pytest.approx(solve_primal(problem), rel=OBJ_RTOL)
+
+
 def test_rows_on_demand_reach_the_dense_optimum():
     dense_problem = rbf_problem(150, 4, 2.0, 4.0, seed=12)
     lazy_problem = rbf_problem(150, 4, 2.0, 4.0, seed=12, lazy=True)
