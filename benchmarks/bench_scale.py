@@ -81,7 +81,7 @@ NORDIC2_ROWS = "nordic2_tail.jsonl"  # NORDIC-2 rows of the current branch and b
 # (NORDIC-0 by SMO with the coarse tier at 1)
 KERNEL_FILES = ("kernel.jsonl", "kernel_nordic0_smo.jsonl", "nordic2_dual_lp.jsonl",
                 NORDIC2_ROWS, "kernel_polish.jsonl", "kernel_tail.jsonl",
-                "kernel_nordic0_tail.jsonl")
+                "kernel_nordic0_tail.jsonl", "kernel_nordic0_shrink.jsonl")
 BETA5 = np.array([1.0, 0.625, 0.25, -0.125, -0.5])
 # The libsvm baseline is the fastest of this many runs: on a shared machine one run of
 # ~0.1 s varied 5-fold, and the fastest is the fair (harshest) denominator.

@@ -96,8 +96,8 @@ def test_running_gradient_is_the_reduced_duals(dtype, g_atol):
     gamma = state.gamma.copy()
     it, _, _ = nordic0_smo_loop(loop.Y, loop.U, alpha, gamma, G, H, loop.diag,
                                 state.K_free_rows.astype(dtype), state.free[:, 0].copy(),
-                                np.ascontiguousarray(state.S_root), True, 1e-4, 500, 1.0, 1.5,
-                                *loop.cache.arrays())
+                                state.free[:, 1].copy(), np.ascontiguousarray(state.S_root),
+                                True, 1e-4, 500, 1.0, 1.5, False, *loop.cache.arrays())
     assert it > 50
     # from the definitions: H_k = K (y_k alpha_k), delta_F = S^+ (Ka)_F, G_k = K omega_k
     K, Y, m = problem.gram, problem.signs, problem.signs.shape[1]
@@ -111,6 +111,66 @@ def test_running_gradient_is_the_reduced_duals(dtype, g_atol):
     rows[:-1] += gamma
     rows[1:] -= gamma
     assert np.abs(rows).max() < 1e-12 * max(1.0, m * problem.C)
+
+
+def test_gradient_after_a_restore_is_its_definition():
+    """With shrinking, the loop's G on return (rows that left recomputed from H and the
+    free rows, the others updated along) equals G from H, and H equals K (Y alpha)."""
+    problem = rbf_problem(120, 5, 1.0, 16.0, seed=23)
+    state = IncrementState(problem, *starting_point(problem, None)[:2])
+    loop = _Loop(problem, cache_mb=1.0)
+    for _ in range(4):
+        loop.run(state, 0.1, 10 ** 6)
+        state.update_free_set(0.1, 20)
+    assert state.free.shape[0] >= 3
+    alpha, H, G = (np.ascontiguousarray(x.T) for x in (state.alpha, state.Hk, state.G))
+    gamma = state.gamma.copy()
+    counters = loop.cache.counters
+    counters[:] = 0
+    it, code, _ = nordic0_smo_loop(loop.Y, loop.U, alpha, gamma, G, H, loop.diag,
+                                   state.K_free_rows.copy(), state.free[:, 0].copy(),
+                                   state.free[:, 1].copy(), np.ascontiguousarray(state.S_root),
+                                   True, 1e-5, 10 ** 6, 1.0, 1.5, True, *loop.cache.arrays())
+    assert code == 0 and it > 1000
+    assert counters[6] > 0 and counters[7] > 0  # entries dropped, then restored
+    K, Y = problem.gram, problem.signs
+    np.testing.assert_allclose(H.T, K @ (Y * alpha.T), atol=1e-10)
+    state.alpha, state.gamma = alpha.T.copy(), gamma
+    state.refresh(full=True)
+    # double-precision free rows: the running part drifts by the updates' rounding only
+    np.testing.assert_allclose(G.T, state.G, atol=1e-9)
+    np.testing.assert_allclose(state.G, K @ state.omega(), atol=1e-9)
+
+
+@pytest.mark.parametrize("cache_mb", [None, 0.01])
+def test_shrinking_on_and_off_reach_clarabel_and_the_active_set_optimum(cache_mb):
+    """C = 16, rows from X (all cached, or eight rows of 0.01 MiB): with and without
+    shrinking the same optimum as Clarabel's primal and ``active_set``'s."""
+    lazy_problem = rbf_problem(200, 5, 1.0, 16.0, seed=44, lazy=True)
+    dense_problem = rbf_problem(200, 5, 1.0, 16.0, seed=44)
+    on = solve(lazy_problem, solver="nordic0_smo", cache_mb=cache_mb, shrinking=True)
+    off = solve(lazy_problem, solver="nordic0_smo", cache_mb=cache_mb, shrinking=False)
+    assert on.status == off.status == "optimal"
+    assert on.info["shrinking"]["dropped"] > 0 and on.info["shrinking"]["restores"] > 0
+    assert off.info["shrinking"] == {"on": False, "dropped": 0, "restores": 0}
+    reference = solve_primal(dense_problem)
+    other = solve(dense_problem, solver="active_set")
+    for result in (on, off):
+        assert result.certificate.certified
+        assert result.objective == pytest.approx(reference, rel=OBJ_RTOL)
+        np.testing.assert_allclose(
+            dense_problem.decision_values(result.dual_coef, result.intercept),
+            dense_problem.decision_values(other.dual_coef, other.intercept),
+            atol=DECISION_ATOL)
+
+
+def test_shrinking_is_on_by_default_from_its_row_count(monkeypatch):
+    problem = rbf_problem(150, 4, 1.0, 16.0, seed=45)
+    assert not solve(problem, solver="nordic0_smo").info["shrinking"]["on"]
+    monkeypatch.setattr("nordicstats.solvers.nordic0_smo.SHRINKING_MIN_ROWS", 150)
+    result = solve(problem, solver="nordic0_smo")
+    assert result.info["shrinking"]["on"] and result.info["shrinking"]["dropped"] > 0
+    assert result.objective == pytest.approx(solve_primal(problem), rel=OBJ_RTOL)
 
 
 def test_rows_on_demand_reach_the_dense_optimum():
@@ -191,7 +251,7 @@ def test_step_limit_is_reported_and_not_certified():
 
 @pytest.mark.parametrize("option,value", [("cache_mb", 0), ("max_iter", -1), ("max_add", 0),
                                           ("coarse_tol", 0.0), ("max_iter", True),
-                                          ("polish", "yes")])
+                                          ("polish", "yes"), ("shrinking", 1)])
 def test_bad_options_name_the_option(option, value):
     problem = rbf_problem(30, 3, 1.0, 1.0, seed=1)
     with pytest.raises(ValueError, match=f"'{option}' option of the nordic0_smo solver"):

@@ -21,6 +21,11 @@ How far each part is solved:
   solves a linear KKT system (:mod:`nordicstats.solvers.nordic0_polish`); a step
   towards it, cut at the bounds, usually ends SMO's linear tail (the gap fell from
   1.7e-5 to 1e-14 in two such steps at n = 1,000, K = 3, C = 16, heavy overlap).
+* **Shrinking** (``shrinking``, on from :data:`SHRINKING_MIN_ROWS` rows): inside a
+  run of the loop, entries at a bound that can be in no violating pair leave the
+  scans and rows with no entry left leave the updates of G; before the run may stop,
+  G is recomputed on those rows from H and the free rows and every entry comes back
+  (the stopping test is the one without shrinking).
 * **Stop.**  From a tolerance of 1e-2 on the relative duality gap
   from the running G = K omega with the intercepts by pooling is checked; the loop
   stops when it is below half the certificate's
@@ -62,7 +67,7 @@ from nordicstats.solvers.nordic0_smo_core import nordic0_smo_loop
 from nordicstats.solvers.smo import FIRST_TOL, SMALLEST_TOL, _row_cache
 
 __all__ = ["solve_nordic0_smo", "next_tolerance", "relative_gap", "row_cache_mb", "ORDER_TOL",
-           "SMO_MAX_ADD", "CACHE_CAP_MB"]
+           "SMO_MAX_ADD", "CACHE_CAP_MB", "SHRINKING_MIN_ROWS"]
 
 #: Tolerance of the last free-set updates (increments and ordering multipliers).
 ORDER_TOL = VIOLATION_TOL / 2
@@ -111,10 +116,15 @@ FREE_ROWS_DTYPE = np.float32
 #: Letting the gap set the next tolerance from 1e-2 too (a jump to 1e-4) cost steps on
 #: overlap at C = 1 (4,489 -> 6,768 at K = 3).
 NEWTON_FROM_TOL = 1e-2
+#: Shrinking (the ``shrinking`` option) is on by default from this many rows.  Time on /
+#: off in one process (benchmarks/bench_nordic0_shrinking.py, likert and overlap, K = 3,
+#: 5, 7, same optima): n = 5,000, C = 16 0.73-0.95 (overlap K = 7 23.7 / 32.4 s), C = 1
+#: 0.75-1.17 (1.0 +- noise where nothing is dropped); n = 1,000 0.88-1.07, no gain.
+SHRINKING_MIN_ROWS = 3000
 
 
 def solve_nordic0_smo(problem, warm_start=None, cache_mb=None, max_iter=None,
-                      max_add=None, coarse_tol=SMO_COARSE_TOL, polish=True):
+                      max_add=None, coarse_tol=SMO_COARSE_TOL, polish=True, shrinking=None):
     """Solve NORDIC-0 (eqs. constraint_b, constraint_omega) to the certificate by SMO.
 
     Parameters
@@ -141,20 +151,27 @@ def solve_nordic0_smo(problem, warm_start=None, cache_mb=None, max_iter=None,
         steps on the face the SMO point identifies
         (:func:`~nordicstats.solvers.nordic0_polish.newton_on_face`) before
         tightening the tolerance.
+    shrinking : bool, optional
+        libsvm's shrinking in the compiled loop: entries at a bound that can be in no
+        violating pair leave the scans, rows with no active entry the updates of G;
+        G is recomputed on them from H and the free rows before the loop may stop, and
+        the loop goes on if any violates (the same stopping test).  Default: on from
+        :data:`SHRINKING_MIN_ROWS` rows.
 
     Returns
     -------
     SolverResult
         ``solver="nordic0_smo"``; multipliers alpha, gamma and psi as ``active_set``'s.
     """
-    _check(problem, cache_mb, max_iter, max_add, coarse_tol, polish)
+    _check(problem, cache_mb, max_iter, max_add, coarse_tol, polish, shrinking)
     clock = time.perf_counter()
     n, m = problem.signs.shape
     max_add = max(SMO_MAX_ADD, n // 500) if max_add is None else int(max_add)
     budget = max(10 ** 7, 500 * n * m) if max_iter is None else int(max_iter)
     alpha, gamma, origin = starting_point(problem, warm_start)
     state = IncrementState(problem, alpha, gamma)
-    loop = _Loop(problem, row_cache_mb(n) if cache_mb is None else cache_mb)
+    shrinking = n >= SHRINKING_MIN_ROWS if shrinking is None else bool(shrinking)
+    loop = _Loop(problem, row_cache_mb(n) if cache_mb is None else cache_mb, shrinking)
     tol, steps, rounds, status = max(float(coarse_tol), FIRST_TOL), 0, 0, "optimal"
     polished = 0
     while True:
@@ -200,8 +217,9 @@ def row_cache_mb(n):
 class _Loop:
     """The compiled loop's fixed arrays (labels, bounds, K_ii, the row cache)."""
 
-    def __init__(self, problem, cache_mb):
+    def __init__(self, problem, cache_mb, shrinking=False):
         self.cache = _row_cache(problem.gram, cache_mb)
+        self.shrinking = shrinking
         self.Y = np.ascontiguousarray(problem.signs.T, dtype=float)
         self.U = np.ascontiguousarray(problem.upper_bounds.T, dtype=float)
         self.diag = self.cache.diagonal()
@@ -213,20 +231,24 @@ class _Loop:
         gamma = np.ascontiguousarray(state.gamma, dtype=float)
         KF = state.K_free_rows.astype(FREE_ROWS_DTYPE)
         JF = np.ascontiguousarray(state.free[:, 0], dtype=np.int64)
+        LF = np.ascontiguousarray(state.free[:, 1], dtype=np.int64)
         S_root = np.ascontiguousarray(state.S_root, dtype=float)
         it, code, _ = nordic0_smo_loop(self.Y, self.U, alpha, gamma, G, H, self.diag, KF, JF,
-                                       S_root, self.chain, tol, max(int(max_iter), 0),
-                                       RELAX_SAME, RELAX_CROSS,
+                                       LF, S_root, self.chain, tol, max(int(max_iter), 0),
+                                       RELAX_SAME, RELAX_CROSS, self.shrinking,
                                        *self.cache.arrays())
         state.alpha, state.Hk, state.gamma = alpha.T.copy(), H.T.copy(), gamma
         state.refresh(full=False)  # delta_F and G from H, exactly
         return int(it), int(code)
 
     def info(self, tol):
-        """Last tolerance, the steps by kind and the cache's use."""
+        """Last tolerance, the steps by kind, the cache's use and the shrinking's work."""
         hits, misses, same, cross = (int(v) for v in self.cache.counters[1:5])
+        dropped, restores = (int(v) for v in self.cache.counters[6:8])
         return {"tolerance": tol, "cache_hits": hits, "cache_misses": misses,
-                "cache_bytes": self.cache.nbytes, "steps": {"pair": same, "cross_pair": cross}}
+                "cache_bytes": self.cache.nbytes, "steps": {"pair": same, "cross_pair": cross},
+                "shrinking": {"on": self.shrinking, "dropped": dropped,
+                              "restores": restores}}
 
 
 def next_tolerance(tol, gap):
@@ -256,13 +278,16 @@ def relative_gap(problem, state):
     return (primal - (float(state.alpha.sum()) - 0.5 * quad)) / max(1.0, abs(primal))
 
 
-def _check(problem, cache_mb, max_iter, max_add, coarse_tol, polish):
+def _check(problem, cache_mb, max_iter, max_add, coarse_tol, polish, shrinking):
     if problem.method != "nordic0" or problem.penalty != "l2":
         raise ValueError("solver='nordic0_smo' handles method='nordic0' with penalty 'l2'; got "
                          f"method={problem.method!r}, penalty={problem.penalty!r}.")
     if not isinstance(polish, (bool, np.bool_)):
         raise ValueError(f"The 'polish' option of the nordic0_smo solver must be True or False. "
                          f"Got {polish!r} instead.")
+    if shrinking is not None and not isinstance(shrinking, (bool, np.bool_)):
+        raise ValueError("The 'shrinking' option of the nordic0_smo solver must be True, False "
+                         f"or None. Got {shrinking!r} instead.")
     if problem.gram is None:
         raise ValueError("solver='nordic0_smo' needs problem.gram (a dense array or a "
                          "KernelMatrix).")

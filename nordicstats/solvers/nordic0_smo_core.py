@@ -33,6 +33,15 @@ exact curvature.  H = K (Y * alpha) is kept along, so the driver can recompute d
 and G from it exactly when F changes.
 
 Kernel rows come from the row cache of :class:`~nordicstats.solvers.smo_core.RowCache`.
+
+**Shrinking** (libsvm's, ``shrinking=True``): every min(n, 1000) steps the entries
+(i, k) whose alpha sits at a bound where it can be in no violating pair leave the scans
+(NORDIC-1's rule, :func:`~nordicstats.solvers.smo_core._shrink`); a row all of whose
+entries left also leaves the updates of G (the free increments' part included), while H is
+still updated on every row.  Before the loop may stop, G is recomputed on the rows
+that left from its definition -- from H and the free rows (:func:`_gradient_of_rows`) --
+every entry comes back, and the loop goes on if any violates: it stops on the same
+test as without shrinking.
 """
 
 from __future__ import annotations
@@ -46,20 +55,28 @@ from nordicstats.solvers.smo_core import (
     _can_fall,
     _move_pair,
     _row,
-    _scan_alpha,
+    _scan_alpha_active,
+    _shrink,
 )
 
-__all__ = ["nordic0_smo_loop"]
+__all__ = ["nordic0_smo_loop", "GATHER_FRACTION"]
+
+#: With shrinking, a boundary's scan (or G's update) runs over an index list only
+#: while the list keeps at most this fraction of the rows; above it the loop runs over
+#: all of them, contiguously.
+GATHER_FRACTION = 0.25
 
 
 @numba.njit(cache=True)
-def _shared_partner(i, c, s_i, Ki, diag, m, Y, U, alpha, G):
-    """Second-order choice of j among rows of boundary c that can fall (WSS 2).
+def _shared_partner(i, c, s_i, Ki, diag, m, act, nact, Y, U, alpha, G):
+    """Second-order choice of j among the active rows of boundary c that can fall (WSS 2).
 
     The curvature used is the part shared by all boundaries, (K_ii + K_jj - 2 K_ij) / m.
     """
     best_gain, best_j = -1.0, -1
-    for j in range(Y.shape[1]):
+    every = nact[c] == Y.shape[1]
+    for p in range(nact[c]):
+        j = p if every else act[c, p]
         y = Y[c, j]
         if not _can_fall(y, alpha[c, j], U[c, j]):
             continue
@@ -85,14 +102,20 @@ def _free_row(k, i, m, KF, JF, S_root, out):
 
 
 @numba.njit(cache=True)
-def _shift_gradient(t, Ki, Kj, m, KF, JF, S_root, R_diff, G, free_sum, common, tail):
-    """G_k += t (K_i - K_j) / m + t sum_J W_kJ u_J for every boundary k."""
+def _shift_gradient(t, Ki, Kj, m, KF, JF, S_root, R_diff, G, free_sum, common, tail,
+                    live, nlive):
+    """G_k += t (K_i - K_j) / m + t sum_J W_kJ u_J for every boundary k, on the rows
+    ``live[:nlive]`` (all rows, contiguously, when nlive = n)."""
     n = G.shape[1]
-    for r in range(n):
+    every = nlive == n
+    for p in range(nlive):
+        r = p if every else live[p]
         common[r] = t * (Ki[r] - Kj[r]) / m
     nf = KF.shape[0]
     if nf > 0:
-        free_sum[:, :] = 0.0
+        for J in range(m - 1):
+            for p in range(nlive):
+                free_sum[J, p if every else live[p]] = 0.0
         for f in range(nf):
             d = 0.0
             for q in range(S_root.shape[1]):
@@ -101,25 +124,124 @@ def _shift_gradient(t, Ki, Kj, m, KF, JF, S_root, R_diff, G, free_sum, common, t
             if d == 0.0:
                 continue
             u = free_sum[JF[f]]
-            for r in range(n):
+            for p in range(nlive):
+                r = p if every else live[p]
                 u[r] += d * KF[f, r]
         for J in range(m - 1):
             scale = (J + 1.0) / m
-            for r in range(n):
+            for p in range(nlive):
+                r = p if every else live[p]
                 common[r] -= scale * free_sum[J, r]
-    tail[:] = 0.0
+    for p in range(nlive):
+        tail[p if every else live[p]] = 0.0
     for k in range(m - 1, -1, -1):
         if nf > 0 and k <= m - 2:
-            for r in range(n):
+            for p in range(nlive):
+                r = p if every else live[p]
                 tail[r] += free_sum[k, r]
-        for r in range(n):
+        for p in range(nlive):
+            r = p if every else live[p]
             G[k, r] += common[r] + tail[r]
 
 
 @numba.njit(cache=True)
-def nordic0_smo_loop(Y, U, alpha, gamma, G, H, diag, KF, JF, S_root, chain, tol, max_iter,
-                     relax_same, relax_cross, kind, gram, X, sqnorm, params, rows, slot_of,
-                     owner, stamp, counters):
+def _gradient_of_rows(rows, count, H, KF, JF, LF, S_root, G):
+    """G_k,i from its definition on the rows ``rows[:count]``, from H and the free rows.
+
+    G_k,i = (1/m) sum_k' H_k',i + sum_{(J,l) in F} W_kJ K_il delta_(J,l), with
+    delta_F = Z Z' (Ka)_F and (Ka)_(J,l) = sum_{k <= J} H_k,l - (J/m) sum_k H_k,l
+    (J 1-based), as :meth:`~nordicstats.solvers.nordic0.IncrementState.refresh` has them.
+    """
+    m = H.shape[0]
+    nf, rank = KF.shape[0], S_root.shape[1]
+    proj, delta = np.zeros(rank), np.zeros(nf)
+    for f in range(nf):
+        row, J = LF[f], JF[f]
+        ka, total = 0.0, 0.0
+        for k in range(m):
+            total += H[k, row]
+            if k <= J:
+                ka += H[k, row]
+        ka -= (J + 1.0) / m * total
+        for q in range(rank):
+            proj[q] += S_root[f, q] * ka
+    for f in range(nf):
+        for q in range(rank):
+            delta[f] += S_root[f, q] * proj[q]
+    by_increment = np.zeros(max(m - 1, 1))
+    for p in range(count):
+        i = rows[p]
+        total = 0.0
+        for k in range(m):
+            total += H[k, i]
+        by_increment[:] = 0.0
+        for f in range(nf):
+            by_increment[JF[f]] += KF[f, i] * delta[f]
+        weighted = 0.0  # sum_J (J / m) s_J
+        for J in range(m - 1):
+            weighted += (J + 1.0) / m * by_increment[J]
+        tail = 0.0  # sum_{J >= k} s_J
+        for k in range(m - 1, -1, -1):
+            if k <= m - 2:
+                tail += by_increment[k]
+            G[k, i] = total / m + tail - weighted
+
+
+@numba.njit(cache=True)
+def _sparse_lists(is_act, act, nact, live):
+    """After :func:`_shrink`: the rows with an active entry into ``live``; a list that
+    keeps more than :data:`GATHER_FRACTION` of the n rows is replaced by all rows
+    (contiguous loops beat gathers there).  Returns the number of live rows."""
+    m, n = is_act.shape
+    limit = GATHER_FRACTION * n
+    for k in range(m):
+        if nact[k] > limit:
+            for i in range(n):
+                act[k, i] = i
+                is_act[k, i] = True
+            nact[k] = n
+    count = 0
+    for i in range(n):
+        for k in range(m):
+            if is_act[k, i]:
+                live[count] = i
+                count += 1
+                break
+    if count > limit:
+        for i in range(n):
+            live[i] = i
+        count = n
+    return count
+
+
+@numba.njit(cache=True)
+def _restore(H, KF, JF, LF, S_root, G, act, nact, is_act, live):
+    """G from its definition on the rows that left, then every entry active again."""
+    m, n = G.shape
+    gone = np.empty(n, np.int64)
+    count = 0
+    for i in range(n):
+        left = True
+        for k in range(m):
+            left = left and not is_act[k, i]
+        if left:
+            gone[count] = i
+            count += 1
+    _gradient_of_rows(gone, count, H, KF, JF, LF, S_root, G)
+    for k in range(m):
+        for i in range(n):
+            act[k, i] = i
+            is_act[k, i] = True
+        nact[k] = n
+    for i in range(n):
+        live[i] = i
+    return n
+
+
+@numba.njit(cache=True)
+def nordic0_smo_loop(Y, U, alpha, gamma, G, H, diag, KF, JF, LF, S_root, chain, tol, max_iter,
+                     relax_same, relax_cross, shrinking, kind, gram, X, sqnorm, params, rows,
+                     slot_of, owner, stamp, counters):
     """Run SMO steps on the reduced dual in place until no pair violation exceeds tol.
 
     Parameters
@@ -133,8 +255,8 @@ def nordic0_smo_loop(Y, U, alpha, gamma, G, H, diag, KF, JF, S_root, chain, tol,
         K_ii.
     KF : ndarray of shape (n_free, n)
         Kernel columns K_l of the free increments' rows l.
-    JF : ndarray of int of shape (n_free,)
-        0-based increment J - 1 of each free increment.
+    JF, LF : ndarray of int of shape (n_free,)
+        0-based increment J - 1 and row l of each free increment.
     S_root : ndarray of shape (n_free, rank)
         Z with S^+ = Z Z'.
     chain : bool
@@ -144,13 +266,20 @@ def nordic0_smo_loop(Y, U, alpha, gamma, G, H, diag, KF, JF, S_root, chain, tol,
     max_iter : int
     relax_same, relax_cross : float
         Factors (in (0, 2)) of the exact step on one boundary and across boundaries.
+    shrinking : bool
+        Every min(n, 1000) steps, drop the entries that can be in no violating pair
+        from the scans, and the rows left with no entry from the updates of G; before
+        stopping, G is recomputed on those rows (:func:`_restore`) and the loop goes
+        on if any entry violates.
     kind, gram, X, sqnorm, params, rows, slot_of, owner, stamp, counters
-        The kernel-row cache (:meth:`~nordicstats.solvers.smo_core.RowCache.arrays`).
+        The kernel-row cache (:meth:`~nordicstats.solvers.smo_core.RowCache.arrays`);
+        ``counters[6]`` and ``[7]`` count the entries dropped and the restores.
 
     Returns
     -------
     (int, int, float)
-        Steps, status (0 converged, 1 step limit), last largest violation.
+        Steps, status (0 converged, 1 step limit), last largest violation.  On return
+        every entry is active and G is the running one on every row.
     """
     m, n = Y.shape
     rank = S_root.shape[1]
@@ -159,11 +288,30 @@ def nordic0_smo_loop(Y, U, alpha, gamma, G, H, diag, KF, JF, S_root, chain, tol,
     R_i, R_j = np.empty(rank), np.empty(rank)
     free_sum = np.zeros((max(m - 1, 1), n))
     common, tail = np.empty(n), np.empty(n)
+    # active entries of each boundary: act[k, :nact[k]] (increasing), is_act[k, i];
+    # rows with an active entry: live[:nlive]
+    act = np.empty((m, n), np.int64)
     for k in range(m):
-        _scan_alpha(k, Y, U, alpha, G, up_val, up_arg, low_val, low_arg)
+        act[k] = np.arange(n)
+    nact, is_act = np.full(m, n, np.int64), np.ones((m, n), np.bool_)
+    live, nlive = np.arange(n), n
+    no_phi = np.zeros((1, 1))
+    shrink_every = min(n, 1000)
+    countdown, shrunk = shrink_every, 0
+    for k in range(m):
+        _scan_alpha_active(k, act, nact, Y, U, alpha, G, up_val, up_arg, low_val, low_arg)
     it = 0
     while True:
         best, a, c = _best_pair(m, chain, gamma, up_val, up_arg, low_val, low_arg)
+        if (best <= tol or it >= max_iter) and shrunk > 0:
+            # re-check the dropped entries before stopping
+            nlive = _restore(H, KF, JF, LF, S_root, G, act, nact, is_act, live)
+            counters[7] += 1
+            shrunk, countdown = 0, shrink_every
+            for k in range(m):
+                _scan_alpha_active(k, act, nact, Y, U, alpha, G, up_val, up_arg, low_val,
+                                   low_arg)
+            continue
         if best <= tol:
             return it, 0, best
         if it >= max_iter:
@@ -171,7 +319,7 @@ def nordic0_smo_loop(Y, U, alpha, gamma, G, H, diag, KF, JF, S_root, chain, tol,
         it += 1
         i = up_arg[a]
         Ki = _row(i, kind, gram, X, sqnorm, params, rows, slot_of, owner, stamp, counters)
-        j = _shared_partner(i, c, up_val[a], Ki, diag, m, Y, U, alpha, G)
+        j = _shared_partner(i, c, up_val[a], Ki, diag, m, act, nact, Y, U, alpha, G)
         Kj = _row(j, kind, gram, X, sqnorm, params, rows, slot_of, owner, stamp, counters)
         _free_row(a, i, m, KF, JF, S_root, R_i)
         _free_row(c, j, m, KF, JF, S_root, R_j)
@@ -187,6 +335,17 @@ def nordic0_smo_loop(Y, U, alpha, gamma, G, H, diag, KF, JF, S_root, chain, tol,
             for r in range(n):
                 H[a, r] += t * Ki[r]
                 H[c, r] -= t * Kj[r]
-            _shift_gradient(t, Ki, Kj, m, KF, JF, S_root, R_i, G, free_sum, common, tail)
+            _shift_gradient(t, Ki, Kj, m, KF, JF, S_root, R_i, G, free_sum, common, tail,
+                            live, nlive)
+        if shrinking:
+            countdown -= 1
+            if countdown == 0:
+                countdown = shrink_every
+                _shrink(chain, False, 0, 0.0, gamma, Y, U, alpha, no_phi, G, up_val, low_val,
+                        act, nact, is_act)
+                nlive = _sparse_lists(is_act, act, nact, live)
+                dropped = m * n - nact.sum()
+                counters[6] += dropped - shrunk
+                shrunk = dropped
         for k in range(m):
-            _scan_alpha(k, Y, U, alpha, G, up_val, up_arg, low_val, low_arg)
+            _scan_alpha_active(k, act, nact, Y, U, alpha, G, up_val, up_arg, low_val, low_arg)
