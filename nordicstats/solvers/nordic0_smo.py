@@ -64,9 +64,9 @@ from nordicstats.solvers.nordic0 import (
 )
 from nordicstats.solvers.nordic0_polish import newton_on_face
 from nordicstats.solvers.nordic0_smo_core import nordic0_smo_loop
-from nordicstats.solvers.smo import FIRST_TOL, SMALLEST_TOL, _row_cache
+from nordicstats.solvers.smo import FIRST_TOL, SMALLEST_TOL, _row_cache, default_cache_mb
 
-__all__ = ["solve_nordic0_smo", "next_tolerance", "relative_gap", "row_cache_mb", "ORDER_TOL",
+__all__ = ["solve_nordic0_smo", "next_tolerance", "relative_gap", "ORDER_TOL",
            "SMO_MAX_ADD", "CACHE_CAP_MB", "SHRINKING_MIN_ROWS"]
 
 #: Tolerance of the last free-set updates (increments and ordering multipliers).
@@ -137,8 +137,8 @@ def solve_nordic0_smo(problem, warm_start=None, cache_mb=None, max_iter=None,
         rescaled by ``problem.C / C``).  The cold start is alpha = 0.
     cache_mb : float, optional
         Memory of the kernel-row cache in MiB (used when ``gram`` is a
-        ``KernelMatrix``); default :func:`row_cache_mb`: every row up to
-        :data:`CACHE_CAP_MB`.
+        ``KernelMatrix``); default every row up to :data:`CACHE_CAP_MB`
+        (:func:`~nordicstats.solvers.smo.default_cache_mb`).
     max_iter : int, optional
         SMO steps over all rounds; default max(10^7, 500 n (K-1)).
     max_add : int, optional
@@ -171,7 +171,8 @@ def solve_nordic0_smo(problem, warm_start=None, cache_mb=None, max_iter=None,
     alpha, gamma, origin = starting_point(problem, warm_start)
     state = IncrementState(problem, alpha, gamma)
     shrinking = n >= SHRINKING_MIN_ROWS if shrinking is None else bool(shrinking)
-    loop = _Loop(problem, row_cache_mb(n) if cache_mb is None else cache_mb, shrinking)
+    loop = _Loop(problem, default_cache_mb(n, CACHE_CAP_MB) if cache_mb is None else cache_mb,
+                 shrinking)
     tol, steps, rounds, status = max(float(coarse_tol), FIRST_TOL), 0, 0, "optimal"
     polished = 0
     while True:
@@ -203,15 +204,6 @@ def solve_nordic0_smo(problem, warm_start=None, cache_mb=None, max_iter=None,
     return nordic0_result(problem, state, "nordic0_smo", status, steps, rounds, origin,
                           time.perf_counter() - clock,
                           info={**loop.info(tol), "newton_steps": polished})
-
-
-def row_cache_mb(n):
-    """Default kernel-row cache: all n rows (8 n^2 bytes) up to :data:`CACHE_CAP_MB`.
-
-    >>> round(row_cache_mb(5000)), row_cache_mb(20000)
-    (191, 1024.0)
-    """
-    return min(8.0 * n * n / 2 ** 20, CACHE_CAP_MB)
 
 
 class _Loop:

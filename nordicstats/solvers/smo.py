@@ -67,11 +67,8 @@ from nordicstats.solvers.decomposition import (
 from nordicstats.solvers.polish import dual_expansion, face_size, polish_step
 from nordicstats.solvers.smo_core import RowCache, smo_loop
 
-__all__ = ["solve_smo", "default_cache_mb", "DEFAULT_CACHE_MB", "CACHE_CAP_MB",
-           "SHRINKING_MIN_ROWS"]
+__all__ = ["solve_smo", "default_cache_mb", "CACHE_CAP_MB", "SHRINKING_MIN_ROWS"]
 
-# libsvm's cache size (what nordic0_smo uses)
-DEFAULT_CACHE_MB = 200.0
 # the largest kernel-row cache sized by default_cache_mb (MiB): every row up to n = 16,384
 CACHE_CAP_MB = 2048.0
 # shrinking is on by default from this many rows (measured: no gain for whole fits at
@@ -201,18 +198,20 @@ def solve_smo(problem, start="zero", warm_start=None, cache_mb=None,
               "polish": [dataclasses.asdict(step) for step in polishes]})
 
 
-def default_cache_mb(n):
-    """Kernel-row cache for n rows: all of them (8 n^2 bytes), at most ``CACHE_CAP_MB``.
+def default_cache_mb(n, cap_mb=CACHE_CAP_MB):
+    """Kernel-row cache for n rows: all of them (8 n^2 bytes), at most ``cap_mb`` MiB.
 
     The rows are allocated lazily (``np.zeros``), so the memory used is that of the
-    rows computed.
+    rows computed.  NORDIC-0's solver passes its own, smaller cap.
 
     Examples
     --------
     >>> default_cache_mb(5000), default_cache_mb(20000)
     (190.73486328125, 2048.0)
+    >>> default_cache_mb(20000, cap_mb=1024.0)
+    1024.0
     """
-    return min(CACHE_CAP_MB, 8.0 * n * n / 2 ** 20)
+    return min(float(cap_mb), 8.0 * n * n / 2 ** 20)
 
 
 def _check(problem, start, cache_mb, max_iter, shrinking):
