@@ -27,7 +27,7 @@ from __future__ import annotations
 import numpy as np
 
 from nordicstats.kernels import gram_block
-from nordicstats.solvers.polish import _solve_kkt
+from nordicstats.solvers.polish import solve_kkt
 
 __all__ = ["newton_on_face", "MAX_FACE", "MAX_DROPS"]
 
@@ -92,7 +92,7 @@ def newton_on_face(state, max_face=MAX_FACE, max_drops=MAX_DROPS):
 def _newton_step(Q, on, rows_i, cols_k, Y, U, alpha, gamma, G_face):
     """One cut Newton step on the face ``on``; (change of y * alpha, full step) or None.
 
-    The face system is NORDIC-1's [H A'; A 0] (:func:`~nordicstats.solvers.polish._solve_kkt`:
+    The face system is NORDIC-1's [H A'; A 0] (:func:`~nordicstats.solvers.polish.solve_kkt`:
     regularised Cholesky factor and iterative refinement) in x = (d_A, d_gamma), with
     H = diag(Q_AA, 0) and A = [E' D] the equality rows; their multipliers are the
     intercepts b.
@@ -111,7 +111,7 @@ def _newton_step(Q, on, rows_i, cols_k, Y, U, alpha, gamma, G_face):
     # a direction along the equality rows (zero right-hand side there: their residual is
     # rounding, and a correction of it would be scaled by the line search's step)
     rhs = np.concatenate([-grad, np.zeros(chain.size + m)])
-    sol, residual = _solve_kkt(H, A, rhs, np.zeros(nv + m))
+    sol, residual = solve_kkt(H, A, rhs, np.zeros(nv + m))
     if not (np.all(np.isfinite(sol)) and residual <= KKT_RTOL):
         return None
     d, d_gamma = sol[:a], sol[a:nv]

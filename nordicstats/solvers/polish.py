@@ -53,7 +53,7 @@ import scipy.linalg
 
 from nordicstats.kernels import KernelMatrix, gram_block
 
-__all__ = ["PolishStep", "polish_step", "face_size", "dual_expansion"]
+__all__ = ["PolishStep", "polish_step", "face_size", "dual_expansion", "solve_kkt"]
 
 # proximal term of the factorised matrix, relative to the largest diagonal of H
 PROXIMAL = 1e-9
@@ -320,7 +320,7 @@ def _face_optimum(problem, face, point, G, base_omega, intercepts):
     c[:face.alpha_index[0].size] -= 1.0
     # H v + A'b = -c,  A v = -(the fixed part of the equality rows)
     rhs = np.r_[-c, -_equality_values(Y, fixed["alpha"], fixed["gamma"])]
-    x, residual = _solve_kkt(H, A, rhs, np.r_[start, intercepts])
+    x, residual = solve_kkt(H, A, rhs, np.r_[start, intercepts])
     return x[:face.size], x[face.size:], residual
 
 
@@ -374,13 +374,15 @@ def _equality_values(Y, alpha, gamma):
     return values
 
 
-def _solve_kkt(H, A, rhs, start):
+def solve_kkt(H, A, rhs, start):
     """Solve [H A'; A 0] x = rhs: regularised factorisation, then iterative refinement.
 
     The regularised matrix [H + delta I, A'; A, -delta I] is quasi-definite; it is
     solved through the Cholesky factor of H + delta I and the (K-1) x (K-1) Schur
     complement A (H + delta I)^-1 A' + delta I.  ``start`` is the refinement's first
-    iterate (zero step, the current intercepts); returns (x, relative residual).
+    iterate (zero step, the current intercepts); returns (x, relative residual).  Both
+    polishings use it: NORDIC-1's faces here and NORDIC-0's Newton steps
+    (:mod:`nordicstats.solvers.nordic0_polish`).
     """
     nv = H.shape[0]
     delta = PROXIMAL * max(1.0, float(np.max(np.abs(np.diag(H)), initial=1.0)))
