@@ -103,11 +103,10 @@ SMO_COARSE_TOL = 1.0
 #: the same steps, and each round costs O(n |F|) outside the loop (6 ms at n = 5,000).
 BATCH_DROP_TOL = 0.1
 #: The compiled loop reads the kernel rows of the free rows (|F| x n, the most memory
-#: of a step at n = 5,000) in single precision: 40% less time per step there (likert
-#: K = 5, rare K = 7, C = 1: 166 / 276 and 213 / 350 us a step), the same steps at
-#: n = 1,000 within 5%.  G's rank-|F| updates carry the rounding (about 1e-7 of a
-#: step's change) only until the round ends, when G is recomputed from H in double
-#: precision; stops and the certificate use that exact G.
+#: of a step at n = 5,000) in single precision: 40% less time per step there, the same
+#: steps within 5% (docs/notes/scaling.md).  G's rank-|F| updates carry the rounding
+#: (about 1e-7 of a step's change) only until the round ends, when G is recomputed from
+#: H in double precision; stops and the certificate use that exact G.
 FREE_ROWS_DTYPE = np.float32
 #: Pair tolerance from which the gap is computed and Newton steps on the face are tried
 #: (the tolerances still fall by 10 down to 1e-3).  From 1e-2 instead of 1e-3: steps at
@@ -118,8 +117,8 @@ FREE_ROWS_DTYPE = np.float32
 NEWTON_FROM_TOL = 1e-2
 #: Shrinking (the ``shrinking`` option) is on by default from this many rows.  Time on /
 #: off in one process (benchmarks/bench_nordic0_shrinking.py, likert and overlap, K = 3,
-#: 5, 7, same optima): n = 5,000, C = 16 0.73-0.95 (overlap K = 7 23.7 / 32.4 s), C = 1
-#: 0.75-1.17 (1.0 +- noise where nothing is dropped); n = 1,000 0.88-1.07, no gain.
+#: 5, 7, same optima): n = 5,000, C = 16 0.73-0.95, C = 1 0.75-1.17 (1.0 +- noise where
+#: nothing is dropped); n = 1,000 0.88-1.07, no gain.
 SHRINKING_MIN_ROWS = 3000
 
 

@@ -412,7 +412,7 @@ def _shrink(chain, has_phi, mp, margin, gamma, Y, U, alpha, phi, G, up_val, low_
 
 @numba.njit(cache=True)
 def _reconstruct(Y, alpha, phi, G, act, nact, is_act, kind, gram, X, sqnorm, params, rows,
-                 slot_of, owner, stamp, counters):
+                 slot_of):
     """G = K Omega on the inactive entries, then every entry active again.
 
     Loops over the rows j with omega_j != 0 (the support vectors, whose kernel rows the
@@ -534,7 +534,7 @@ def smo_loop(Y, U, alpha, phi, gamma, G, diag, chain, has_phi, tol, tol_phi, max
         if (done or it >= max_iter) and shrunk > 0:
             # re-check the dropped entries before stopping
             _reconstruct(Y, alpha, phi, G, act, nact, is_act, kind, gram, X, sqnorm, params,
-                         rows, slot_of, owner, stamp, counters)
+                         rows, slot_of)
             counters[7] += 1
             shrunk, countdown = 0, shrink_every
             _rescan(Y, U, alpha, phi, G, mp, act, nact, is_act, up_val, up_arg, low_val,
