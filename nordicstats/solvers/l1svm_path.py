@@ -1,0 +1,449 @@
+"""The L1-SVM LP's solution path in its slack costs, followed by parametric pivots (numba).
+
+For one boundary's L1-SVM LP (:mod:`nordicstats.solvers.l1svm_lp`, no sign rows) with
+slack costs lambda * u::
+
+    min  ||theta||_1 + lambda u'xi   s.t.  y_i (Z_i theta + b) + xi_i >= 1,  xi >= 0,
+
+the optimal theta and b are piecewise constant in lambda and the dual's mu piecewise
+linear (the LP is parametric in its costs; the 1-norm SVM path of Zhu, Rosset, Hastie
+and Tibshirani, NIPS 2003, in the parameter C = lambda).  A basis of the dual LP
+(:mod:`nordicstats.solvers.l1svm_lp`) is, in the primal's words,
+
+* A, the active coordinates theta_j (dual rows tight, (Z'Y mu)_j = sigma_j = +-1),
+* E, the elbow points (y_i f(x_i) = 1, mu_i free in [0, lambda u_i]), |E| = |A| + 1,
+* L (y_i f(x_i) < 1, mu_i = lambda u_i) and R (y_i f(x_i) > 1, mu_i = 0),
+
+and the square matrix M = [y_E'; (Y_E Z_{E,A})'] (rows b and A, columns E) gives both
+sides of the vertex:
+
+    M' (b, theta_A) = 1,        M mu_E = (0, sigma) - lambda (y_L'u_L, Z_{L,A}'Y_L u_L).
+
+As lambda grows mu_E and s = Z'Y mu move linearly.  A breakpoint is reached when an
+elbow mu_i reaches 0 or lambda u_i (the point leaves E for R or L) or an inactive
+|s_j| reaches 1 (theta_j enters A with the sign of s_j).  Each is one pivot of the dual
+simplex: the primal moves along the edge that frees that constraint (y_i f(x_i) up for
+R, down for L; theta_j away from 0) until a point of L or R reaches the elbow (it joins
+E) or an active theta reaches 0 (it leaves A).  M's inverse is kept by rank-one updates
+(column or row replaced, bordered, or a row and a column removed), O(|A|^2) a pivot,
+and is refactorised every ``REFACTOR_EVERY`` pivots; s and f are refreshed then too.
+A breakpoint costs two combinations of |A| rows of Z (s's and f's slopes), O(n |A|).
+
+The path is started from an optimal basis at a smaller lambda (HiGHS's,
+:meth:`~nordicstats.solvers.l1svm_lp.BoundaryLP.solve`) and stops at the target.
+It gives up (status other than ``FOLLOWED``) on a run of zero-length steps (ties among
+degenerate pivots), an edge without a blocking constraint, a pivot near zero or too many
+pivots; the caller then solves the LP by the dual simplex as before.  The end point is
+handed to HiGHS as a basis, which confirms its optimality (``docs/notes/scaling.md``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numba
+import numpy as np
+
+__all__ = ["PathEnd", "follow_cost_path", "FOLLOWED", "STALLED", "UNBOUNDED_EDGE", "SINGULAR",
+           "STEP_LIMIT", "REFACTOR_EVERY", "MAX_ZERO_STEPS"]
+
+FOLLOWED, STALLED, UNBOUNDED_EDGE, SINGULAR, STEP_LIMIT = 0, 1, 2, 3, 4
+STATUS_TEXT = {FOLLOWED: "followed", STALLED: "stalled", UNBOUNDED_EDGE: "unbounded edge",
+               SINGULAR: "singular pivot", STEP_LIMIT: "step limit"}
+#: Pivots between refactorisations of M and fresh s = Z'Y mu and f = Z theta + b.
+REFACTOR_EVERY = 100
+#: Consecutive zero-length steps after which the path gives up (degenerate ties).
+MAX_ZERO_STEPS = 50
+#: Rates below this (relative to the largest) do not move a constraint.
+RATE_TOL = 1e-11
+#: A pivot element below this (relative) makes the path give up.
+PIVOT_TOL = 1e-10
+_R, _L, _E = 0, 1, 2  # point status codes
+
+
+@dataclass(frozen=True)
+class PathEnd:
+    """End point of :func:`follow_cost_path` (a basis of the dual LP at ``lam``).
+
+    Attributes
+    ----------
+    status : int
+        ``FOLLOWED`` when ``lam`` is the target; otherwise why the path gave up.
+    lam : float
+        The cost multiplier reached.
+    steps : int
+        Breakpoints passed (pivots).
+    point_status : ndarray of int8, shape (n,)
+        0 (R: mu = 0), 1 (L: mu = lam u), 2 (E: basic mu).
+    elbow, active : ndarray of int
+        E and A in the order of M's columns and rows.
+    sign : ndarray of shape (|A|,)
+        sigma_j = (Z'Y mu)_j for j in A.
+    theta : ndarray of shape (p,)
+    b : float
+    """
+
+    status: int
+    lam: float
+    steps: int
+    point_status: np.ndarray
+    elbow: np.ndarray
+    active: np.ndarray
+    sign: np.ndarray
+    theta: np.ndarray
+    b: float
+
+    @property
+    def followed(self):
+        return self.status == FOLLOWED
+
+
+def follow_cost_path(Z, y, u, lam_start, lam_end, point_status, active, sign,
+                     max_steps=None):
+    """Follow the L1-SVM LP's optimum from slack costs ``lam_start u`` to ``lam_end u``.
+
+    Parameters
+    ----------
+    Z : ndarray of shape (n, p)
+        f(x_i) = Z_i theta + b.
+    y : ndarray of shape (n,)
+        Signs in {-1, +1}.
+    u : ndarray of shape (n,)
+        Slack costs at lambda = 1 (positive).
+    lam_start, lam_end : float
+        0 < lam_start <= lam_end.
+    point_status : ndarray of int, shape (n,)
+        An optimal basis at ``lam_start``: 0 (mu_i = 0), 1 (mu_i = lam_start u_i),
+        2 (mu_i basic); ``|{i: status 2}| == len(active) + 1``.
+    active, sign : array_like
+        A (dual rows at a bound) and their bounds sigma_j = +-1.
+    max_steps : int, optional
+        Most pivots (default 20 (n + p)).
+
+    Returns
+    -------
+    PathEnd
+
+    Examples
+    --------
+    >>> Z = np.array([[0.0], [1.0], [2.0], [3.0]])
+    >>> y = np.array([-1.0, -1.0, 1.0, 1.0])
+    >>> start = np.array([1, 2, 1, 1])      # at lambda = 0.1: theta = 0, b = -1
+    >>> end = follow_cost_path(Z, y, np.ones(4), 0.1, 10.0, start, [], [])
+    >>> end.status, end.theta.round(6).tolist(), round(end.b, 6)
+    (0, [2.0], -3.0)
+    """
+    Z = np.ascontiguousarray(Z, dtype=float)
+    n, p = Z.shape
+    ZT = Z if n == p and np.array_equal(Z, Z.T) else np.ascontiguousarray(Z.T)
+    status = np.asarray(point_status, dtype=np.int8).copy()
+    elbow = np.flatnonzero(status == _E)
+    active = np.asarray(active, dtype=np.int64)
+    if elbow.size != active.size + 1:
+        raise ValueError(f"a basis needs |E| = |A| + 1 elbow points; got {elbow.size} and "
+                         f"{active.size} active coordinates")
+    capacity = min(n, p + 1) + 1
+    E = np.zeros(capacity, dtype=np.int64)
+    A = np.zeros(capacity, dtype=np.int64)
+    sigma = np.zeros(capacity)
+    E[:elbow.size], A[:active.size] = elbow, active
+    sigma[:active.size] = np.asarray(sign, dtype=float)
+    out = np.zeros(3)  # lam reached, b, steps
+    theta_A = np.zeros(capacity)
+    code, m = _follow(Z, ZT, np.asarray(y, dtype=float), np.asarray(u, dtype=float),
+                      float(lam_start), float(lam_end), status, E, A, sigma, elbow.size,
+                      int(max_steps or 20 * (n + p)), theta_A, out)
+    theta = np.zeros(p)
+    theta[A[:m - 1]] = theta_A[:m - 1]
+    return PathEnd(int(code), float(out[0]), int(out[2]), status, E[:m].copy(),
+                   A[:m - 1].copy(), sigma[:m - 1].copy(), theta, float(out[1]))
+
+
+# --- compiled core -------------------------------------------------------------------------
+@numba.njit(cache=True)
+def _combine_rows(Z, rows, weights, count, out):
+    """out = sum_t weights[t] Z[rows[t], :] (rows of a C-contiguous matrix)."""
+    out[:] = 0.0
+    for t in range(count):
+        w = weights[t]
+        if w != 0.0:
+            r = rows[t]
+            for j in range(Z.shape[1]):
+                out[j] += w * Z[r, j]
+
+
+@numba.njit(cache=True)
+def _build_inverse(Z, y, E, A, m, Minv):
+    """Minv[:m, :m] = inverse of M = [y_E'; (Y_E Z_{E,A})']; False if singular."""
+    M = np.empty((m, m))
+    for c in range(m):
+        e = E[c]
+        M[0, c] = y[e]
+        for q in range(1, m):
+            M[q, c] = y[e] * Z[e, A[q - 1]]
+    Minv[:m, :m] = np.linalg.inv(M)  # raises on an exactly singular M
+    return True
+
+
+@numba.njit(cache=True)
+def _replace_column(Minv, m, r, a):
+    """Column r of M becomes a (Sherman-Morrison); returns the pivot element."""
+    w = Minv[:m, :m] @ a
+    pivot = w[r]
+    if pivot == 0.0:
+        return 0.0
+    Minv[r, :m] /= pivot
+    for i in range(m):
+        if i != r and w[i] != 0.0:
+            Minv[i, :m] -= w[i] * Minv[r, :m]
+    return pivot
+
+
+@numba.njit(cache=True)
+def _replace_row(Minv, m, q, h):
+    """Row q of M becomes h; returns the pivot element."""
+    z = h @ Minv[:m, :m]
+    pivot = z[q]
+    if pivot == 0.0:
+        return 0.0
+    Minv[:m, q] /= pivot
+    for i in range(m):
+        if i != q and z[i] != 0.0:
+            Minv[:m, i] -= z[i] * Minv[:m, q]
+    return pivot
+
+
+@numba.njit(cache=True)
+def _border(Minv, m, a, h, corner):
+    """M grows by a column a (old rows), a row h (old columns) and the corner entry."""
+    Ma = Minv[:m, :m] @ a
+    hM = h @ Minv[:m, :m]
+    schur = corner - h @ Ma
+    if schur == 0.0:
+        return 0.0
+    for i in range(m):
+        for k in range(m):
+            Minv[i, k] += Ma[i] * hM[k] / schur
+        Minv[i, m] = -Ma[i] / schur
+        Minv[m, i] = -hM[i] / schur
+    Minv[m, m] = 1.0 / schur
+    return schur
+
+
+@numba.njit(cache=True)
+def _remove(Minv, m, r, q):
+    """M loses column r and row q; the last column and row take their places.
+
+    Returns the pivot element Minv[r, q] (removing row q and column r of M is
+    removing row r and column q of its inverse, by a Schur complement).
+    """
+    last = m - 1
+    for k in range(m):  # swap row r with the last row and column q with the last column
+        Minv[r, k], Minv[last, k] = Minv[last, k], Minv[r, k]
+    for i in range(m):
+        Minv[i, q], Minv[i, last] = Minv[i, last], Minv[i, q]
+    pivot = Minv[last, last]
+    if pivot == 0.0:
+        return 0.0
+    for i in range(last):
+        f = Minv[i, last] / pivot
+        if f != 0.0:
+            for k in range(last):
+                Minv[i, k] -= f * Minv[last, k]
+    return pivot
+
+
+@numba.njit(cache=True)
+def _follow(Z, ZT, y, u, lam, lam_end, status, E, A, sigma, m, max_steps, theta_A, out):
+    n, p = Z.shape
+    capacity = E.size
+    Minv = np.zeros((capacity, capacity))
+    yu = y * u
+    # g = Z' Y_L u_L and its b-row term, updated as points enter and leave L
+    g = np.zeros(p)
+    ylu = 0.0
+    for i in range(n):
+        if status[i] == _L:
+            ylu += yu[i]
+            for j in range(p):
+                g[j] += yu[i] * Z[i, j]
+    in_A = np.zeros(p, dtype=np.bool_)
+    for q in range(m - 1):
+        in_A[A[q]] = True
+    s = np.zeros(p)
+    f = np.zeros(n)
+    mu_E = np.zeros(capacity)
+    dmu = np.zeros(capacity)
+    rhs = np.zeros(capacity)
+    drhs = np.zeros(capacity)
+    ds = np.zeros(p)
+    df = np.zeros(n)
+    x = np.zeros(capacity)
+    work = np.zeros(capacity)
+    code, steps, zero_steps, since_refresh = STEP_LIMIT, 0, 0, REFACTOR_EVERY
+    sig, pivot = 0.0, 1.0
+    while steps <= max_steps:
+        if since_refresh >= REFACTOR_EVERY:
+            if not _build_inverse(Z, y, E, A, m, Minv):
+                code = SINGULAR
+                break
+            since_refresh = 0
+        # dual side: mu_E(lam) and its slope, s's slope
+        rhs[0], drhs[0] = -lam * ylu, -ylu
+        for q in range(1, m):
+            rhs[q] = sigma[q - 1] - lam * g[A[q - 1]]
+            drhs[q] = -g[A[q - 1]]
+        mu_E[:m] = Minv[:m, :m] @ rhs[:m]
+        dmu[:m] = Minv[:m, :m] @ drhs[:m]
+        for t in range(m):
+            work[t] = y[E[t]] * dmu[t]
+        _combine_rows(Z, E, work, m, ds)
+        ds += g
+        if since_refresh == 0:  # fresh s = Z'Y mu
+            for t in range(m):
+                work[t] = y[E[t]] * mu_E[t]
+            _combine_rows(Z, E, work, m, s)
+            s += lam * g
+        # next breakpoint in lam
+        step, kind, who = lam_end - lam, 0, -1
+        scale = 1e-300
+        for t in range(m):
+            scale = max(scale, abs(dmu[t]), u[E[t]])
+        for t in range(m):
+            e = E[t]
+            if dmu[t] < -RATE_TOL * scale:
+                cand = max(-mu_E[t] / dmu[t], 0.0)
+                if cand < step:
+                    step, kind, who = cand, 1, t
+            elif dmu[t] - u[e] > RATE_TOL * scale:
+                cand = max((lam * u[e] - mu_E[t]) / (dmu[t] - u[e]), 0.0)
+                if cand < step:
+                    step, kind, who = cand, 2, t
+        ds_scale = 1e-300
+        for j in range(p):
+            ds_scale = max(ds_scale, abs(ds[j]))
+        for j in range(p):
+            if in_A[j]:
+                continue
+            if ds[j] > RATE_TOL * ds_scale:
+                cand = max((1.0 - s[j]) / ds[j], 0.0)
+            elif ds[j] < -RATE_TOL * ds_scale:
+                cand = max((-1.0 - s[j]) / ds[j], 0.0)
+            else:
+                continue
+            if cand < step:
+                step, kind, who = cand, 3, j
+        lam += step
+        for j in range(p):
+            s[j] += step * ds[j]
+        if kind == 0:
+            lam = lam_end
+            code = FOLLOWED
+            break
+        steps += 1
+        zero_steps = zero_steps + 1 if step <= 1e-15 * lam else 0
+        if zero_steps > MAX_ZERO_STEPS:
+            code = STALLED
+            break
+        # primal side: the edge that frees the constraint, d = (db, dtheta_A)
+        x[:m] = Minv[:m, :m].T @ np.ones(m)
+        if kind == 3:
+            sig = 1.0 if s[who] > 0.0 else -1.0
+            for t in range(m):
+                work[t] = y[E[t]] * ZT[who, E[t]]
+            d = -sig * (Minv[:m, :m].T @ work[:m])
+            leaving = -1
+        else:
+            tau = 1.0 if kind == 1 else -1.0
+            d = tau * Minv[who, :m].copy()
+            leaving = E[who]
+        _combine_rows(ZT, A, d[1:], m - 1, df)
+        for i in range(n):
+            df[i] += d[0]
+        if kind == 3:
+            for i in range(n):
+                df[i] += sig * Z[i, who]
+        if since_refresh == 0:  # fresh f = Z theta + b
+            _combine_rows(ZT, A, x[1:m], m - 1, f)
+            for i in range(n):
+                f[i] += x[0]
+        df_scale = 1e-300
+        for i in range(n):
+            df_scale = max(df_scale, abs(df[i]))
+        edge, block, blocking_point = np.inf, -1, True
+        for i in range(n):
+            if status[i] == _E or i == leaving:
+                continue
+            rate = y[i] * df[i]
+            if (status[i] == _L and rate > RATE_TOL * df_scale) or \
+                    (status[i] == _R and rate < -RATE_TOL * df_scale):
+                cand = max(-(y[i] * f[i] - 1.0) / rate, 0.0)
+                if cand < edge:
+                    edge, block = cand, i
+        d_scale = 1e-300
+        for q in range(1, m):
+            d_scale = max(d_scale, abs(d[q]))
+        for q in range(1, m):
+            if sigma[q - 1] * d[q] < -RATE_TOL * d_scale:
+                cand = max(-x[q] / d[q], 0.0)
+                if cand < edge:
+                    edge, block, blocking_point = cand, q, False
+        if block < 0:
+            code = UNBOUNDED_EDGE
+            break
+        for i in range(n):
+            f[i] += edge * df[i]
+        # the pivot: update the sets and M's inverse
+        if leaving >= 0:
+            new_status = _R if kind == 1 else _L
+            status[leaving] = new_status
+            if new_status == _L:
+                ylu += yu[leaving]
+                for j in range(p):
+                    g[j] += yu[leaving] * Z[leaving, j]
+        if blocking_point:
+            k = block
+            if status[k] == _L:
+                ylu -= yu[k]
+                for j in range(p):
+                    g[j] -= yu[k] * Z[k, j]
+            status[k] = _E
+            if leaving >= 0:  # column of the leaving point replaced by k's
+                work[0] = y[k]
+                for q in range(1, m):
+                    work[q] = y[k] * Z[k, A[q - 1]]
+                pivot = _replace_column(Minv, m, who, work[:m].copy())
+                E[who] = k
+            else:  # theta_who and point k enter: M is bordered
+                h = np.empty(m)
+                for t in range(m):
+                    h[t] = y[E[t]] * ZT[who, E[t]]
+                work[0] = y[k]
+                for q in range(1, m):
+                    work[q] = y[k] * Z[k, A[q - 1]]
+                pivot = _border(Minv, m, work[:m].copy(), h, y[k] * Z[k, who])
+                E[m], A[m - 1], sigma[m - 1] = k, who, sig
+                in_A[who] = True
+                m += 1
+        else:
+            q = block
+            in_A[A[q - 1]] = False
+            if leaving >= 0:  # the point and theta_q leave: M shrinks
+                pivot = _remove(Minv, m, who, q)
+                E[who] = E[m - 1]
+                A[q - 1], sigma[q - 1] = A[m - 2], sigma[m - 2]
+                m -= 1
+            else:  # theta_who replaces theta_q
+                for t in range(m):
+                    work[t] = y[E[t]] * ZT[who, E[t]]
+                pivot = _replace_row(Minv, m, q, work[:m].copy())
+                A[q - 1], sigma[q - 1] = who, sig
+                in_A[who] = True
+        if abs(pivot) < PIVOT_TOL:
+            code = SINGULAR
+            break
+        since_refresh += 1
+    x[:m] = Minv[:m, :m].T @ np.ones(m)
+    theta_A[:m - 1] = x[1:m]
+    out[0], out[1], out[2] = lam, x[0], steps
+    return code, m
