@@ -173,6 +173,27 @@ def _combine_rows(Z, rows, weights, count, out):
 
 
 @numba.njit(cache=True)
+def _matvec(Minv, m, v, out):
+    """out[:m] = Minv[:m, :m] @ v[:m]."""
+    for i in range(m):
+        total = 0.0
+        for k in range(m):
+            total += Minv[i, k] * v[k]
+        out[i] = total
+
+
+@numba.njit(cache=True)
+def _matvec_t(Minv, m, v, out):
+    """out[:m] = Minv[:m, :m].T @ v[:m]."""
+    out[:m] = 0.0
+    for i in range(m):
+        w = v[i]
+        if w != 0.0:
+            for k in range(m):
+                out[k] += Minv[i, k] * w
+
+
+@numba.njit(cache=True)
 def _build_inverse(Z, y, E, A, m, Minv):
     """Minv[:m, :m] = inverse of M = [y_E'; (Y_E Z_{E,A})']; False if singular."""
     M = np.empty((m, m))
@@ -188,7 +209,8 @@ def _build_inverse(Z, y, E, A, m, Minv):
 @numba.njit(cache=True)
 def _replace_column(Minv, m, r, a):
     """Column r of M becomes a (Sherman-Morrison); returns the pivot element."""
-    w = Minv[:m, :m] @ a
+    w = np.empty(m)
+    _matvec(Minv, m, a, w)
     pivot = w[r]
     if pivot == 0.0:
         return 0.0
@@ -202,7 +224,8 @@ def _replace_column(Minv, m, r, a):
 @numba.njit(cache=True)
 def _replace_row(Minv, m, q, h):
     """Row q of M becomes h; returns the pivot element."""
-    z = h @ Minv[:m, :m]
+    z = np.empty(m)
+    _matvec_t(Minv, m, h, z)
     pivot = z[q]
     if pivot == 0.0:
         return 0.0
@@ -216,9 +239,10 @@ def _replace_row(Minv, m, q, h):
 @numba.njit(cache=True)
 def _border(Minv, m, a, h, corner):
     """M grows by a column a (old rows), a row h (old columns) and the corner entry."""
-    Ma = Minv[:m, :m] @ a
-    hM = h @ Minv[:m, :m]
-    schur = corner - h @ Ma
+    Ma, hM = np.empty(m), np.empty(m)
+    _matvec(Minv, m, a, Ma)
+    _matvec_t(Minv, m, h, hM)
+    schur = corner - np.dot(h, Ma)
     if schur == 0.0:
         return 0.0
     for i in range(m):
@@ -279,8 +303,10 @@ def _follow(Z, ZT, y, u, lam, lam_end, status, E, A, sigma, m, max_steps, theta_
     ds = np.zeros(p)
     df = np.zeros(n)
     x = np.zeros(capacity)
+    d = np.zeros(capacity)
+    ones = np.ones(capacity)
     work = np.zeros(capacity)
-    code, steps, zero_steps, since_refresh = STEP_LIMIT, 0, 0, REFACTOR_EVERY
+    code, steps, zero_steps, zero_edges, since_refresh = STEP_LIMIT, 0, 0, 0, REFACTOR_EVERY
     sig, pivot = 0.0, 1.0
     while steps <= max_steps:
         if since_refresh >= REFACTOR_EVERY:
@@ -293,8 +319,8 @@ def _follow(Z, ZT, y, u, lam, lam_end, status, E, A, sigma, m, max_steps, theta_
         for q in range(1, m):
             rhs[q] = sigma[q - 1] - lam * g[A[q - 1]]
             drhs[q] = -g[A[q - 1]]
-        mu_E[:m] = Minv[:m, :m] @ rhs[:m]
-        dmu[:m] = Minv[:m, :m] @ drhs[:m]
+        _matvec(Minv, m, rhs, mu_E)
+        _matvec(Minv, m, drhs, dmu)
         for t in range(m):
             work[t] = y[E[t]] * dmu[t]
         _combine_rows(Z, E, work, m, ds)
@@ -346,16 +372,17 @@ def _follow(Z, ZT, y, u, lam, lam_end, status, E, A, sigma, m, max_steps, theta_
             code = STALLED
             break
         # primal side: the edge that frees the constraint, d = (db, dtheta_A)
-        x[:m] = Minv[:m, :m].T @ np.ones(m)
+        _matvec_t(Minv, m, ones, x)
         if kind == 3:
             sig = 1.0 if s[who] > 0.0 else -1.0
             for t in range(m):
-                work[t] = y[E[t]] * ZT[who, E[t]]
-            d = -sig * (Minv[:m, :m].T @ work[:m])
+                work[t] = -sig * y[E[t]] * ZT[who, E[t]]
+            _matvec_t(Minv, m, work, d)
             leaving = -1
         else:
             tau = 1.0 if kind == 1 else -1.0
-            d = tau * Minv[who, :m].copy()
+            for q in range(m):
+                d[q] = tau * Minv[who, q]
             leaving = E[who]
         _combine_rows(ZT, A, d[1:], m - 1, df)
         for i in range(n):
@@ -390,6 +417,10 @@ def _follow(Z, ZT, y, u, lam, lam_end, status, E, A, sigma, m, max_steps, theta_
                     edge, block, blocking_point = cand, q, False
         if block < 0:
             code = UNBOUNDED_EDGE
+            break
+        zero_edges = zero_edges + 1 if edge <= 1e-15 else 0
+        if zero_edges > MAX_ZERO_STEPS:  # a degenerate vertex: many points on the elbow
+            code = STALLED
             break
         for i in range(n):
             f[i] += edge * df[i]
@@ -443,7 +474,7 @@ def _follow(Z, ZT, y, u, lam, lam_end, status, E, A, sigma, m, max_steps, theta_
             code = SINGULAR
             break
         since_refresh += 1
-    x[:m] = Minv[:m, :m].T @ np.ones(m)
+    _matvec_t(Minv, m, ones, x)
     theta_A[:m - 1] = x[1:m]
     out[0], out[1], out[2] = lam, x[0], steps
     return code, m
