@@ -155,3 +155,16 @@ def test_basis_size_is_checked():
     point_status, active, sign = start_basis(Z, y, u, 1.0)
     with pytest.raises(ValueError, match=r"\|E\| = \|A\| \+ 1"):
         follow_cost_path(Z, y, u, 1.0, 2.0, point_status, active[1:], sign[1:])
+
+
+def test_start_at_its_iteration_cap_solves_cold(monkeypatch):
+    # a start that reaches its simplex iteration cap (a cycling dual simplex, here a
+    # cap of 0) is dropped: the LP is solved cold at its costs, to the same optimum
+    Z, y, u = random_problem(7, n=80)
+    monkeypatch.setattr(l1svm_lp, "PATH_START_ITERATIONS", 0)
+    lp = BoundaryLP(Z, y)
+    theta, b, objective = lp.solve(10.0 * u)
+    assert lp.stats.path_fallbacks == 1 and lp.stats.path_steps == 0
+    assert objective == pytest.approx(full_lp(Z, y, 10.0 * u), rel=RTOL)
+    assert primal_objective(Z, y, 10.0 * u, theta, b) == pytest.approx(objective, rel=RTOL)
+    assert lp.lp.getOptionValue("simplex_iteration_limit")[1] == l1svm_lp.NO_ITERATION_LIMIT

@@ -71,6 +71,11 @@ DROP_SLACK_ROWS = True
 PATH_MIN_COST = 2.0
 PATH_START_FRACTION = 1.0 / 16.0
 USE_COST_PATH = True
+#: The start's simplex iterations per HiGHS run are capped at this times n: at small
+#: costs the LP can be degenerate enough for HiGHS's dual simplex to cycle (seen on the
+#: ``overlap`` design with the neighbouring boundary's rows); the LP is then solved cold.
+PATH_START_ITERATIONS = 5
+NO_ITERATION_LIMIT = 2**31 - 1  # HiGHS's default simplex_iteration_limit
 
 
 def quiet_highs(highspy):
@@ -249,8 +254,7 @@ class BoundaryLP:
         if self._optimum is not None:
             return self._optimum
         self.stats.solves += 1
-        if USE_COST_PATH and not self._active and not self._solved_once and \
-                self._costs is not None and self._costs.max() >= PATH_MIN_COST:
+        if self.follows_cost_path():
             self._start_by_path()
         self._solved_once = True
         if not self._cutting_planes():
@@ -261,6 +265,13 @@ class BoundaryLP:
         self._optimum = (theta, float(multipliers[0]),
                          -float(self.lp.getInfo().objective_function_value))
         return self._optimum
+
+    def follows_cost_path(self, costs=None):
+        """True when the next solve (at ``costs``, default the current ones) starts by the
+        cost path: no sign row active, never solved, largest cost >= ``PATH_MIN_COST``."""
+        costs = self._costs if costs is None else np.asarray(costs, dtype=float)
+        return bool(USE_COST_PATH and not self._active and not self._solved_once
+                    and costs is not None and np.max(costs) >= PATH_MIN_COST)
 
     def _cutting_planes(self):
         """Run HiGHS and add violated rows until none is; False if the primal is infeasible."""
@@ -292,8 +303,15 @@ class BoundaryLP:
 
         costs = self._costs
         self.set_costs(costs * PATH_START_FRACTION)
-        self._cutting_planes()  # no sign rows: the LP is feasible
-        start = self._basis_sets()
+        self.lp.setOptionValue("simplex_iteration_limit", PATH_START_ITERATIONS * self.n)
+        try:
+            self._cutting_planes()  # no sign rows: the LP is feasible
+            start = self._basis_sets()
+        except SolverError:  # the dual simplex cycled on a degenerate start: start cold
+            self.lp.clearSolver()
+            start = None
+        finally:
+            self.lp.setOptionValue("simplex_iteration_limit", NO_ITERATION_LIMIT)
         self.set_costs(costs)
         if start is None:
             self.stats.path_fallbacks += 1
