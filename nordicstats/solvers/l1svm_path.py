@@ -150,9 +150,12 @@ def follow_cost_path(Z, y, u, lam_start, lam_end, point_status, active, sign,
     sigma[:active.size] = np.asarray(sign, dtype=float)
     out = np.zeros(3)  # lam reached, b, steps
     theta_A = np.zeros(capacity)
-    code, m = _follow(Z, ZT, np.asarray(y, dtype=float), np.asarray(u, dtype=float),
-                      float(lam_start), float(lam_end), status, E, A, sigma, elbow.size,
-                      int(max_steps or 20 * (n + p)), theta_A, out)
+    try:
+        code, m = _follow(Z, ZT, np.asarray(y, dtype=float), np.asarray(u, dtype=float),
+                          float(lam_start), float(lam_end), status, E, A, sigma, elbow.size,
+                          int(max_steps or 20 * (n + p)), theta_A, out)
+    except np.linalg.LinAlgError:  # M singular at a refactorisation
+        code, m = SINGULAR, 1
     theta = np.zeros(p)
     theta[A[:m - 1]] = theta_A[:m - 1]
     return PathEnd(int(code), float(out[0]), int(out[2]), status, E[:m].copy(),
@@ -195,15 +198,14 @@ def _matvec_t(Minv, m, v, out):
 
 @numba.njit(cache=True)
 def _build_inverse(Z, y, E, A, m, Minv):
-    """Minv[:m, :m] = inverse of M = [y_E'; (Y_E Z_{E,A})']; False if singular."""
+    """Minv[:m, :m] = inverse of M = [y_E'; (Y_E Z_{E,A})'] (LinAlgError if singular)."""
     M = np.empty((m, m))
     for c in range(m):
         e = E[c]
         M[0, c] = y[e]
         for q in range(1, m):
             M[q, c] = y[e] * Z[e, A[q - 1]]
-    Minv[:m, :m] = np.linalg.inv(M)  # raises on an exactly singular M
-    return True
+    Minv[:m, :m] = np.linalg.inv(M)
 
 
 @numba.njit(cache=True)
@@ -223,17 +225,8 @@ def _replace_column(Minv, m, r, a):
 
 @numba.njit(cache=True)
 def _replace_row(Minv, m, q, h):
-    """Row q of M becomes h; returns the pivot element."""
-    z = np.empty(m)
-    _matvec_t(Minv, m, h, z)
-    pivot = z[q]
-    if pivot == 0.0:
-        return 0.0
-    Minv[:m, q] /= pivot
-    for i in range(m):
-        if i != q and z[i] != 0.0:
-            Minv[:m, i] -= z[i] * Minv[:m, q]
-    return pivot
+    """Row q of M becomes h (column q of M', whose inverse is Minv'); returns the pivot."""
+    return _replace_column(Minv.T, m, q, h)
 
 
 @numba.njit(cache=True)
@@ -294,25 +287,16 @@ def _follow(Z, ZT, y, u, lam, lam_end, status, E, A, sigma, m, max_steps, theta_
     in_A = np.zeros(p, dtype=np.bool_)
     for q in range(m - 1):
         in_A[A[q]] = True
-    s = np.zeros(p)
-    f = np.zeros(n)
-    mu_E = np.zeros(capacity)
-    dmu = np.zeros(capacity)
-    rhs = np.zeros(capacity)
-    drhs = np.zeros(capacity)
-    ds = np.zeros(p)
-    df = np.zeros(n)
-    x = np.zeros(capacity)
-    d = np.zeros(capacity)
+    s, ds, f, df = np.zeros(p), np.zeros(p), np.zeros(n), np.zeros(n)
+    vectors = np.zeros((7, capacity))  # over the basis: mu_E, slopes, (b, theta_A), ...
+    mu_E, dmu, rhs, drhs, x, d, work = (vectors[0], vectors[1], vectors[2], vectors[3],
+                                        vectors[4], vectors[5], vectors[6])
     ones = np.ones(capacity)
-    work = np.zeros(capacity)
     code, steps, zero_steps, zero_edges, since_refresh = STEP_LIMIT, 0, 0, 0, REFACTOR_EVERY
     sig, pivot = 0.0, 1.0
     while steps <= max_steps:
         if since_refresh >= REFACTOR_EVERY:
-            if not _build_inverse(Z, y, E, A, m, Minv):
-                code = SINGULAR
-                break
+            _build_inverse(Z, y, E, A, m, Minv)
             since_refresh = 0
         # dual side: mu_E(lam) and its slope, s's slope
         rhs[0], drhs[0] = -lam * ylu, -ylu
