@@ -271,19 +271,172 @@ def _remove(Minv, m, r, q):
 
 
 @numba.njit(cache=True)
+def _dual_side(Z, y, E, A, sigma, m, Minv, g, ylu, lam, mu_E, dmu, rhs, drhs, work, s, ds,
+               fresh):
+    """mu_E(lam) and its slope, the slope of s = Z'Y mu (and s itself when ``fresh``)."""
+    rhs[0], drhs[0] = -lam * ylu, -ylu
+    for q in range(1, m):
+        rhs[q] = sigma[q - 1] - lam * g[A[q - 1]]
+        drhs[q] = -g[A[q - 1]]
+    _matvec(Minv, m, rhs, mu_E)
+    _matvec(Minv, m, drhs, dmu)
+    for t in range(m):
+        work[t] = y[E[t]] * dmu[t]
+    _combine_rows(Z, E, work, m, ds)
+    ds += g
+    if fresh:
+        for t in range(m):
+            work[t] = y[E[t]] * mu_E[t]
+        _combine_rows(Z, E, work, m, s)
+        s += lam * g
+
+
+@numba.njit(cache=True)
+def _next_breakpoint(E, m, u, lam, lam_end, mu_E, dmu, s, ds, in_A):
+    """(step in lam, kind, who): kind 0 the target, 1 mu_E[who] reaches 0, 2 its bound,
+    3 |s_who| reaches 1."""
+    step, kind, who = lam_end - lam, 0, -1
+    scale = 1e-300
+    for t in range(m):
+        scale = max(scale, abs(dmu[t]), u[E[t]])
+    for t in range(m):
+        e = E[t]
+        if dmu[t] < -RATE_TOL * scale:
+            cand = max(-mu_E[t] / dmu[t], 0.0)
+            if cand < step:
+                step, kind, who = cand, 1, t
+        elif dmu[t] - u[e] > RATE_TOL * scale:
+            cand = max((lam * u[e] - mu_E[t]) / (dmu[t] - u[e]), 0.0)
+            if cand < step:
+                step, kind, who = cand, 2, t
+    ds_scale = 1e-300
+    for j in range(ds.size):
+        ds_scale = max(ds_scale, abs(ds[j]))
+    for j in range(ds.size):
+        if in_A[j]:
+            continue
+        if ds[j] > RATE_TOL * ds_scale:
+            cand = max((1.0 - s[j]) / ds[j], 0.0)
+        elif ds[j] < -RATE_TOL * ds_scale:
+            cand = max((-1.0 - s[j]) / ds[j], 0.0)
+        else:
+            continue
+        if cand < step:
+            step, kind, who = cand, 3, j
+    return step, kind, who
+
+
+@numba.njit(cache=True)
+def _edge_direction(Z, ZT, y, E, A, m, Minv, kind, who, s, d, df, work):
+    """d = (db, dtheta_A) and df = Z dtheta + db along the edge that frees the breakpoint's
+    constraint; returns (sigma of an entering theta, the point leaving E or -1)."""
+    sig, leaving = 0.0, -1
+    if kind == 3:  # theta_who enters with the sign of s_who, the elbow stays on the margin
+        sig = 1.0 if s[who] > 0.0 else -1.0
+        for t in range(m):
+            work[t] = -sig * y[E[t]] * ZT[who, E[t]]
+        _matvec_t(Minv, m, work, d)
+    else:  # point E[who] leaves the margin: y f up (to R) or down (to L)
+        tau = 1.0 if kind == 1 else -1.0
+        for q in range(m):
+            d[q] = tau * Minv[who, q]
+        leaving = E[who]
+    _combine_rows(ZT, A, d[1:], m - 1, df)
+    df += d[0]
+    if kind == 3:
+        for i in range(df.size):
+            df[i] += sig * Z[i, who]
+    return sig, leaving
+
+
+@numba.njit(cache=True)
+def _edge_length(y, f, df, status, leaving, sigma, x, d, m):
+    """(length, block, True if a point blocks / False if theta_A[block - 1] reaches 0)."""
+    df_scale = 1e-300
+    for i in range(df.size):
+        df_scale = max(df_scale, abs(df[i]))
+    edge, block, blocking_point = np.inf, -1, True
+    for i in range(df.size):
+        if status[i] == _E or i == leaving:
+            continue
+        rate = y[i] * df[i]
+        if (status[i] == _L and rate > RATE_TOL * df_scale) or \
+                (status[i] == _R and rate < -RATE_TOL * df_scale):
+            cand = max(-(y[i] * f[i] - 1.0) / rate, 0.0)
+            if cand < edge:
+                edge, block = cand, i
+    d_scale = 1e-300
+    for q in range(1, m):
+        d_scale = max(d_scale, abs(d[q]))
+    for q in range(1, m):
+        if sigma[q - 1] * d[q] < -RATE_TOL * d_scale:
+            cand = max(-x[q] / d[q], 0.0)
+            if cand < edge:
+                edge, block, blocking_point = cand, q, False
+    return edge, block, blocking_point
+
+
+@numba.njit(cache=True)
+def _move_point(Z, yu, g, ylu, i, sign):
+    """g, y_L'u_L with point i put into (sign +1) or taken out of (-1) L; returns ylu."""
+    for j in range(g.size):
+        g[j] += sign * yu[i] * Z[i, j]
+    return ylu + sign * yu[i]
+
+
+@numba.njit(cache=True)
+def _pivot(Z, ZT, y, yu, status, E, A, sigma, m, Minv, in_A, g, ylu, kind, who, sig, leaving,
+           block, blocking_point, work):
+    """The sets and M's inverse after the pivot; returns (pivot element, |E|, y_L'u_L)."""
+    if leaving >= 0:
+        status[leaving] = _R if kind == 1 else _L
+        if kind == 2:
+            ylu = _move_point(Z, yu, g, ylu, leaving, 1.0)
+    if not blocking_point:
+        q = block
+        in_A[A[q - 1]] = False
+        if leaving >= 0:  # the point and theta_q leave: M shrinks
+            pivot = _remove(Minv, m, who, q)
+            E[who] = E[m - 1]
+            A[q - 1], sigma[q - 1] = A[m - 2], sigma[m - 2]
+            return pivot, m - 1, ylu
+        for t in range(m):  # theta_who replaces theta_q
+            work[t] = y[E[t]] * ZT[who, E[t]]
+        pivot = _replace_row(Minv, m, q, work[:m].copy())
+        A[q - 1], sigma[q - 1] = who, sig
+        in_A[who] = True
+        return pivot, m, ylu
+    k = block
+    if status[k] == _L:
+        ylu = _move_point(Z, yu, g, ylu, k, -1.0)
+    status[k] = _E
+    work[0] = y[k]
+    for q in range(1, m):
+        work[q] = y[k] * Z[k, A[q - 1]]
+    if leaving >= 0:  # column of the leaving point replaced by k's
+        pivot = _replace_column(Minv, m, who, work[:m].copy())
+        E[who] = k
+        return pivot, m, ylu
+    h = np.empty(m)  # theta_who and point k enter: M is bordered
+    for t in range(m):
+        h[t] = y[E[t]] * ZT[who, E[t]]
+    pivot = _border(Minv, m, work[:m].copy(), h, y[k] * Z[k, who])
+    E[m], A[m - 1], sigma[m - 1] = k, who, sig
+    in_A[who] = True
+    return pivot, m + 1, ylu
+
+
+@numba.njit(cache=True)
 def _follow(Z, ZT, y, u, lam, lam_end, status, E, A, sigma, m, max_steps, theta_A, out):
     n, p = Z.shape
     capacity = E.size
     Minv = np.zeros((capacity, capacity))
     yu = y * u
-    # g = Z' Y_L u_L and its b-row term, updated as points enter and leave L
-    g = np.zeros(p)
+    g = np.zeros(p)  # Z' Y_L u_L and y_L'u_L, updated as points enter and leave L
     ylu = 0.0
     for i in range(n):
         if status[i] == _L:
-            ylu += yu[i]
-            for j in range(p):
-                g[j] += yu[i] * Z[i, j]
+            ylu = _move_point(Z, yu, g, ylu, i, 1.0)
     in_A = np.zeros(p, dtype=np.bool_)
     for q in range(m - 1):
         in_A[A[q]] = True
@@ -293,112 +446,30 @@ def _follow(Z, ZT, y, u, lam, lam_end, status, E, A, sigma, m, max_steps, theta_
                                         vectors[4], vectors[5], vectors[6])
     ones = np.ones(capacity)
     code, steps, zero_steps, zero_edges, since_refresh = STEP_LIMIT, 0, 0, 0, REFACTOR_EVERY
-    sig, pivot = 0.0, 1.0
     while steps <= max_steps:
-        if since_refresh >= REFACTOR_EVERY:
+        fresh = since_refresh >= REFACTOR_EVERY
+        if fresh:
             _build_inverse(Z, y, E, A, m, Minv)
             since_refresh = 0
-        # dual side: mu_E(lam) and its slope, s's slope
-        rhs[0], drhs[0] = -lam * ylu, -ylu
-        for q in range(1, m):
-            rhs[q] = sigma[q - 1] - lam * g[A[q - 1]]
-            drhs[q] = -g[A[q - 1]]
-        _matvec(Minv, m, rhs, mu_E)
-        _matvec(Minv, m, drhs, dmu)
-        for t in range(m):
-            work[t] = y[E[t]] * dmu[t]
-        _combine_rows(Z, E, work, m, ds)
-        ds += g
-        if since_refresh == 0:  # fresh s = Z'Y mu
-            for t in range(m):
-                work[t] = y[E[t]] * mu_E[t]
-            _combine_rows(Z, E, work, m, s)
-            s += lam * g
-        # next breakpoint in lam
-        step, kind, who = lam_end - lam, 0, -1
-        scale = 1e-300
-        for t in range(m):
-            scale = max(scale, abs(dmu[t]), u[E[t]])
-        for t in range(m):
-            e = E[t]
-            if dmu[t] < -RATE_TOL * scale:
-                cand = max(-mu_E[t] / dmu[t], 0.0)
-                if cand < step:
-                    step, kind, who = cand, 1, t
-            elif dmu[t] - u[e] > RATE_TOL * scale:
-                cand = max((lam * u[e] - mu_E[t]) / (dmu[t] - u[e]), 0.0)
-                if cand < step:
-                    step, kind, who = cand, 2, t
-        ds_scale = 1e-300
-        for j in range(p):
-            ds_scale = max(ds_scale, abs(ds[j]))
-        for j in range(p):
-            if in_A[j]:
-                continue
-            if ds[j] > RATE_TOL * ds_scale:
-                cand = max((1.0 - s[j]) / ds[j], 0.0)
-            elif ds[j] < -RATE_TOL * ds_scale:
-                cand = max((-1.0 - s[j]) / ds[j], 0.0)
-            else:
-                continue
-            if cand < step:
-                step, kind, who = cand, 3, j
+        _dual_side(Z, y, E, A, sigma, m, Minv, g, ylu, lam, mu_E, dmu, rhs, drhs, work, s, ds,
+                   fresh)
+        step, kind, who = _next_breakpoint(E, m, u, lam, lam_end, mu_E, dmu, s, ds, in_A)
         lam += step
-        for j in range(p):
-            s[j] += step * ds[j]
+        s += step * ds
         if kind == 0:
-            lam = lam_end
-            code = FOLLOWED
+            lam, code = lam_end, FOLLOWED
             break
         steps += 1
         zero_steps = zero_steps + 1 if step <= 1e-15 * lam else 0
         if zero_steps > MAX_ZERO_STEPS:
             code = STALLED
             break
-        # primal side: the edge that frees the constraint, d = (db, dtheta_A)
-        _matvec_t(Minv, m, ones, x)
-        if kind == 3:
-            sig = 1.0 if s[who] > 0.0 else -1.0
-            for t in range(m):
-                work[t] = -sig * y[E[t]] * ZT[who, E[t]]
-            _matvec_t(Minv, m, work, d)
-            leaving = -1
-        else:
-            tau = 1.0 if kind == 1 else -1.0
-            for q in range(m):
-                d[q] = tau * Minv[who, q]
-            leaving = E[who]
-        _combine_rows(ZT, A, d[1:], m - 1, df)
-        for i in range(n):
-            df[i] += d[0]
-        if kind == 3:
-            for i in range(n):
-                df[i] += sig * Z[i, who]
-        if since_refresh == 0:  # fresh f = Z theta + b
+        _matvec_t(Minv, m, ones, x)  # the vertex (b, theta_A): M' x = 1
+        if fresh:  # fresh f = Z theta + b
             _combine_rows(ZT, A, x[1:m], m - 1, f)
-            for i in range(n):
-                f[i] += x[0]
-        df_scale = 1e-300
-        for i in range(n):
-            df_scale = max(df_scale, abs(df[i]))
-        edge, block, blocking_point = np.inf, -1, True
-        for i in range(n):
-            if status[i] == _E or i == leaving:
-                continue
-            rate = y[i] * df[i]
-            if (status[i] == _L and rate > RATE_TOL * df_scale) or \
-                    (status[i] == _R and rate < -RATE_TOL * df_scale):
-                cand = max(-(y[i] * f[i] - 1.0) / rate, 0.0)
-                if cand < edge:
-                    edge, block = cand, i
-        d_scale = 1e-300
-        for q in range(1, m):
-            d_scale = max(d_scale, abs(d[q]))
-        for q in range(1, m):
-            if sigma[q - 1] * d[q] < -RATE_TOL * d_scale:
-                cand = max(-x[q] / d[q], 0.0)
-                if cand < edge:
-                    edge, block, blocking_point = cand, q, False
+            f += x[0]
+        sig, leaving = _edge_direction(Z, ZT, y, E, A, m, Minv, kind, who, s, d, df, work)
+        edge, block, blocking_point = _edge_length(y, f, df, status, leaving, sigma, x, d, m)
         if block < 0:
             code = UNBOUNDED_EDGE
             break
@@ -406,54 +477,9 @@ def _follow(Z, ZT, y, u, lam, lam_end, status, E, A, sigma, m, max_steps, theta_
         if zero_edges > MAX_ZERO_STEPS:  # a degenerate vertex: many points on the elbow
             code = STALLED
             break
-        for i in range(n):
-            f[i] += edge * df[i]
-        # the pivot: update the sets and M's inverse
-        if leaving >= 0:
-            new_status = _R if kind == 1 else _L
-            status[leaving] = new_status
-            if new_status == _L:
-                ylu += yu[leaving]
-                for j in range(p):
-                    g[j] += yu[leaving] * Z[leaving, j]
-        if blocking_point:
-            k = block
-            if status[k] == _L:
-                ylu -= yu[k]
-                for j in range(p):
-                    g[j] -= yu[k] * Z[k, j]
-            status[k] = _E
-            if leaving >= 0:  # column of the leaving point replaced by k's
-                work[0] = y[k]
-                for q in range(1, m):
-                    work[q] = y[k] * Z[k, A[q - 1]]
-                pivot = _replace_column(Minv, m, who, work[:m].copy())
-                E[who] = k
-            else:  # theta_who and point k enter: M is bordered
-                h = np.empty(m)
-                for t in range(m):
-                    h[t] = y[E[t]] * ZT[who, E[t]]
-                work[0] = y[k]
-                for q in range(1, m):
-                    work[q] = y[k] * Z[k, A[q - 1]]
-                pivot = _border(Minv, m, work[:m].copy(), h, y[k] * Z[k, who])
-                E[m], A[m - 1], sigma[m - 1] = k, who, sig
-                in_A[who] = True
-                m += 1
-        else:
-            q = block
-            in_A[A[q - 1]] = False
-            if leaving >= 0:  # the point and theta_q leave: M shrinks
-                pivot = _remove(Minv, m, who, q)
-                E[who] = E[m - 1]
-                A[q - 1], sigma[q - 1] = A[m - 2], sigma[m - 2]
-                m -= 1
-            else:  # theta_who replaces theta_q
-                for t in range(m):
-                    work[t] = y[E[t]] * ZT[who, E[t]]
-                pivot = _replace_row(Minv, m, q, work[:m].copy())
-                A[q - 1], sigma[q - 1] = who, sig
-                in_A[who] = True
+        f += edge * df
+        pivot, m, ylu = _pivot(Z, ZT, y, yu, status, E, A, sigma, m, Minv, in_A, g, ylu, kind,
+                               who, sig, leaving, block, blocking_point, work)
         if abs(pivot) < PIVOT_TOL:
             code = SINGULAR
             break
