@@ -11,23 +11,24 @@ and Tibshirani, NIPS 2003, in the parameter C = lambda).  A basis of the dual LP
 (:mod:`nordicstats.solvers.l1svm_lp`) is, in the primal's words,
 
 * A, the active coordinates theta_j (dual rows tight, (Z'Y mu)_j = sigma_j = +-1),
-* E, the elbow points (y_i f(x_i) = 1, mu_i free in [0, lambda u_i]), |E| = |A| + 1,
+* E, the elbow points (y_i f(x_i) = 1, mu_i free in [0, lambda u_i]), ``|E| = |A| + 1``,
 * L (y_i f(x_i) < 1, mu_i = lambda u_i) and R (y_i f(x_i) > 1, mu_i = 0),
 
 and the square matrix M = [y_E'; (Y_E Z_{E,A})'] (rows b and A, columns E) gives both
-sides of the vertex:
+sides of the vertex::
 
     M' (b, theta_A) = 1,        M mu_E = (0, sigma) - lambda (y_L'u_L, Z_{L,A}'Y_L u_L).
 
 As lambda grows mu_E and s = Z'Y mu move linearly.  A breakpoint is reached when an
 elbow mu_i reaches 0 or lambda u_i (the point leaves E for R or L) or an inactive
-|s_j| reaches 1 (theta_j enters A with the sign of s_j).  Each is one pivot of the dual
+``|s_j|`` reaches 1 (theta_j enters A with the sign of s_j).  Each is one pivot of the dual
 simplex: the primal moves along the edge that frees that constraint (y_i f(x_i) up for
 R, down for L; theta_j away from 0) until a point of L or R reaches the elbow (it joins
 E) or an active theta reaches 0 (it leaves A).  M's inverse is kept by rank-one updates
-(column or row replaced, bordered, or a row and a column removed), O(|A|^2) a pivot,
+(column or row replaced, bordered, or a row and a column removed), ``O(|A|^2)`` a pivot,
 and is refactorised every ``REFACTOR_EVERY`` pivots; s and f are refreshed then too.
-A breakpoint costs two combinations of |A| rows of Z (s's and f's slopes), O(n |A|).
+A breakpoint costs two combinations of ``|A|`` rows of Z (s's and f's slopes),
+``O(n |A|)``.
 
 The path is started from an optimal basis at a smaller lambda (HiGHS's,
 :meth:`~nordicstats.solvers.l1svm_lp.BoundaryLP.solve`) and stops at the target.
@@ -77,8 +78,8 @@ class PathEnd:
         0 (R: mu = 0), 1 (L: mu = lam u), 2 (E: basic mu).
     elbow, active : ndarray of int
         E and A in the order of M's columns and rows.
-    sign : ndarray of shape (|A|,)
-        sigma_j = (Z'Y mu)_j for j in A.
+    sign : ndarray of shape (n_active,)
+        sigma_j = (Z'Y mu)_j for j in A (n_active = ``len(active)``).
     theta : ndarray of shape (p,)
     b : float
     """
