@@ -41,7 +41,7 @@ Run (low priority, one BLAS thread)::
 
     OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 nice python benchmarks/bench_scale.py --quick
     nohup nice python benchmarks/bench_scale.py --methods nordic2 --n 1000 \
-        --rows nordic2_tail.jsonl &
+        --rows nordic2_path.jsonl &
     python benchmarks/bench_scale.py --figures
 """
 
@@ -72,15 +72,16 @@ GAMMA = 0.2
 C_GRID = tuple(2.0**e for e in range(-4, 5))
 KERNEL_METHODS = ("nordic1", "nordic0", "nordic2")
 KEY = ("part", "design", "method", "n", "K", "C", "seed")
-NORDIC2_ROWS = "nordic2_tail.jsonl"  # NORDIC-2 rows of the current branch and bound
+NORDIC2_ROWS = "nordic2_path.jsonl"  # NORDIC-2 rows with the root LPs along the cost path
 # kernel rows by solver version, oldest first: kernel.jsonl (the first SMO solver,
 # NORDIC-0 by active_set, NORDIC-2 by primal LPs), kernel_nordic0_smo.jsonl (NORDIC-0
-# by SMO), nordic2_dual_lp.jsonl (NORDIC-2's dual cutting-plane LPs), NORDIC2_ROWS,
+# by SMO), nordic2_dual_lp.jsonl (NORDIC-2's dual cutting-plane LPs), nordic2_tail.jsonl
+# (NORDIC-2's node bounds from cached LPs), NORDIC2_ROWS (its root LPs by the cost path),
 # kernel_polish.jsonl (NORDIC-1 with active-set polishing), kernel_tail.jsonl (NORDIC-1
 # with shrinking and a row cache sized to the problem), kernel_nordic0_tail.jsonl
 # (NORDIC-0 by SMO with the coarse tier at 1)
 KERNEL_FILES = ("kernel.jsonl", "kernel_nordic0_smo.jsonl", "nordic2_dual_lp.jsonl",
-                NORDIC2_ROWS, "kernel_polish.jsonl", "kernel_tail.jsonl",
+                "nordic2_tail.jsonl", NORDIC2_ROWS, "kernel_polish.jsonl", "kernel_tail.jsonl",
                 "kernel_nordic0_tail.jsonl", "kernel_nordic0_shrink.jsonl")
 BETA5 = np.array([1.0, 0.625, 0.25, -0.125, -0.5])
 # The libsvm baseline is the fastest of this many runs: on a shared machine one run of
@@ -313,6 +314,9 @@ def warm_up(methods):
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             NORDIC(y, X, method=method, kernel="rbf", gamma=GAMMA).fit(cov_type="none")
+            if method == "nordic2":  # C >= 2: the root LPs' cost path (compiled) too
+                NORDIC(y, X, method=method, kernel="rbf", gamma=GAMMA,
+                       C=4.0).fit(cov_type="none")
 
 
 def run_kernel(args):

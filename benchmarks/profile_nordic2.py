@@ -18,6 +18,13 @@ For one data set per K it times, in one process and one after the other:
 ``--lp-only`` leaves out the full LPs and SCIP (unchanged by the LP work; their rows
 are stored) and times only the libsvm fits and the default fit.
 
+``--compare-path`` times, in one process and one after the other, each boundary's
+relaxation LP and then the default fit twice: with the root LPs solved by the dual
+simplex alone (``USE_COST_PATH = False``) and along their cost path (the default,
+:mod:`nordicstats.solvers.l1svm_path`): CPU seconds per LP, simplex iterations,
+breakpoints and fallbacks, and the fit's two phases; then prints the rows so stored
+as a Markdown table.
+
 Rows go to ``benchmarks/results/scale/profile_nordic2.jsonl``, with the commit they ran.
 
 Run:  OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 nice python benchmarks/profile_nordic2.py
@@ -42,7 +49,7 @@ from bench_scale import GAMMA, _commit, libsvm_fits, make_design  # noqa: E402
 
 from nordicstats.data import binary_signs  # noqa: E402
 from nordicstats.kernels import make_kernel  # noqa: E402
-from nordicstats.solvers import milp  # noqa: E402
+from nordicstats.solvers import l1svm_lp, milp  # noqa: E402
 from nordicstats.solvers.l1svm_lp import BoundaryLP, LPStats  # noqa: E402
 from nordicstats.solvers.problem import NordicProblem, count_crossings  # noqa: E402
 
@@ -122,6 +129,54 @@ def _default_fit_parts(problem):
     return row
 
 
+def compare_path(n, K, C, seed=0):
+    """One row: per-LP and fit CPU seconds with the root LPs by the dual simplex alone
+    (keys ``lp_*``) and along their cost path (``path_*``), in this order, one process."""
+    X, y = make_design("likert", n, K, seed)
+    gram = make_kernel("rbf", X, gamma=GAMMA)(X, X)
+    problem = NordicProblem(gram, binary_signs(y, K), C, method="nordic2", penalty="l1")
+    row = {"n": n, "K": K, "C": C, "seed": seed, "load": os.getloadavg()[0],
+           "commit": _commit(), "compare_path": True}
+    _, row["libsvm"], row["libsvm_cpu"] = cpu_seconds(lambda: libsvm_fits(X, y, K, C))
+    for name, use in (("lp", False), ("path", True)):
+        l1svm_lp.USE_COST_PATH = use
+        lps = [BoundaryLP(gram, problem.signs[:, k]) for k in range(K - 1)]
+        solved = [cpu_seconds(lambda lp=lp, k=k: lp.solve(problem.upper_bounds[:, k]))
+                  for k, lp in enumerate(lps)]
+        row.update({f"{name}_lp_cpu": [s[2] for s in solved],
+                    f"{name}_lp_objective": [s[0][2] for s in solved],
+                    f"{name}_lp_iterations": [lp.stats.simplex_iterations for lp in lps],
+                    f"{name}_lp_path_steps": [lp.stats.path_steps for lp in lps],
+                    f"{name}_lp_path_fallbacks": [lp.stats.path_fallbacks for lp in lps]})
+        row.update({f"{name}_{key}": value for key, value in _default_fit_parts(problem).items()})
+    l1svm_lp.USE_COST_PATH = True
+    return row
+
+
+def path_table(rows):
+    """Markdown: the ``--compare-path`` rows (dual simplex alone -> cost path, CPU s)."""
+    lines = ["| K | C | load | libsvm CPU s | per-LP CPU s | simplex iterations per LP | "
+             "breakpoints per LP (fallbacks) | relaxation CPU s | fit CPU s | CPU ratio to "
+             "libsvm | nodes |", "|" + "---|" * 11]
+    for r in (r for r in rows if r.get("compare_path")):
+        def both(key, form="{:.2f}", r=r):
+            return f"{form.format(r['lp_' + key])} -> {form.format(r['path_' + key])}"
+
+        def per_lp(key, form, r=r):
+            return " ".join(form.format(v) for v in r[key])
+
+        lines.append(
+            f"| {r['K']} | {r['C']:g} | {r['load']:.1f} | {r['libsvm_cpu']:.3f} | "
+            f"{per_lp('lp_lp_cpu', '{:.2f}')} -> {per_lp('path_lp_cpu', '{:.2f}')} | "
+            f"{per_lp('lp_lp_iterations', '{}')} -> {per_lp('path_lp_iterations', '{}')} | "
+            f"{per_lp('path_lp_path_steps', '{}')} ({sum(r['path_lp_path_fallbacks'])}) | "
+            f"{both('default_relaxation_cpu')} | {both('default_fit_cpu')} | "
+            f"{r['lp_default_fit_cpu'] / r['libsvm_cpu']:.0f}x -> "
+            f"{r['path_default_fit_cpu'] / r['libsvm_cpu']:.0f}x | "
+            f"{both('default_nodes', '{}')} |")
+    return "\n".join(lines)
+
+
 def _scip_parts(problem, upper, limit):
     """Model build and SCIP's own solve with all disjunctions, timed apart."""
     import pyscipopt
@@ -144,14 +199,21 @@ def main():
     parser.add_argument("--scip-limit", type=float, default=300.0)
     parser.add_argument("--lp-only", action="store_true",
                         help="only the libsvm fits and the default fit with its LP counters")
+    parser.add_argument("--compare-path", action="store_true",
+                        help="root LPs by the dual simplex alone against their cost path")
     args = parser.parse_args()
     _commit()  # HEAD when the run started
     OUT.parent.mkdir(parents=True, exist_ok=True)
+    if args.compare_path:  # load the compiled path once, outside the timings
+        compare_path(60, 3, 4.0)
     for K in args.K:
-        row = profile(args.n, K, args.C, args.scip_limit, lp_only=args.lp_only)
+        row = compare_path(args.n, K, args.C) if args.compare_path else \
+            profile(args.n, K, args.C, args.scip_limit, lp_only=args.lp_only)
         with OUT.open("a") as fh:
             fh.write(json.dumps(row) + "\n")
         print(json.dumps(row), flush=True)
+    if args.compare_path:
+        print(path_table([json.loads(line) for line in OUT.read_text().splitlines()]))
 
 
 if __name__ == "__main__":

@@ -36,14 +36,14 @@ def boundary():
 
 def full_lp(Z, y, costs, sign_rows=()):
     """Optimum of the primal on all columns, or None if infeasible (scipy, HiGHS IPM)."""
-    n = Z.shape[0]
+    n, p = Z.shape
     A = [np.hstack([-y[:, None] * Z, y[:, None] * Z, -y[:, None], -np.eye(n)])]
     rhs = [-np.ones(n)]
     for i, s in sign_rows:
         A.append(np.concatenate([-s * Z[i], s * Z[i], [-s], np.zeros(n)])[None, :])
         rhs.append([0.0 if s > 0 else -MARGIN])
-    cost = np.concatenate([np.ones(2 * n), [0.0], np.broadcast_to(costs, (n,))])
-    bounds = [(0, None)] * (2 * n) + [(None, None)] + [(0, None)] * n
+    cost = np.concatenate([np.ones(2 * p), [0.0], np.broadcast_to(costs, (n,))])
+    bounds = [(0, None)] * (2 * p) + [(None, None)] + [(0, None)] * n
     res = linprog(cost, A_ub=np.vstack(A), b_ub=np.concatenate(rhs), bounds=bounds,
                   method="highs-ipm")
     return None if res.status == 2 else res.fun
@@ -109,6 +109,8 @@ def test_warm_restarts_reach_the_cold_optima(boundary):
 
 
 def test_same_optimum_without_dropping_slack_rows(boundary, monkeypatch):
+    # the cutting planes alone (the cost path would start at C = 10/16 with every row)
+    monkeypatch.setattr(l1svm_lp, "USE_COST_PATH", False)
     Z, y = boundary
     costs = np.full(len(y), 10.0)
     dropping = BoundaryLP(Z, y)

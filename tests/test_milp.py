@@ -30,7 +30,7 @@ from nordicstats.exceptions import (
     SolverLimitWarning,
 )
 from nordicstats.kernels import make_kernel
-from nordicstats.solvers import lazy_mip, milp, solve
+from nordicstats.solvers import l1svm_lp, lazy_mip, milp, solve
 from nordicstats.solvers.milp import FORMULATIONS, solve_nordic2_scip
 from nordicstats.solvers.problem import NordicProblem
 from nordicstats.solvers.qp import solve_quadprog
@@ -428,6 +428,26 @@ def test_strong_branching_matches_scip_with_all_disjunctions(many_crossings, mon
     assert strong.iterations < deepest.iterations  # 8 against 10 nodes
     assert max(calls) > 1e-6 * strong.objective  # the bound rose above the LP values
     assert_no_crossings(problem, strong)
+
+
+def test_cost_path_root_leaves_the_fit_unchanged(many_crossings, monkeypatch):
+    # the root LPs through their cost path (C = 50: from 50/16) and by the dual simplex
+    # alone: the same certified optimum, SCIP's with all disjunctions
+    problem, scip = many_crossings
+    with_path = solve_nordic2_scip(problem)
+    monkeypatch.setattr(l1svm_lp, "USE_COST_PATH", False)
+    plain = solve_nordic2_scip(problem)
+    assert with_path.status == plain.status == "optimal" and with_path.gap <= 1e-6
+    assert with_path.objective == pytest.approx(plain.objective, rel=1e-9)
+    assert with_path.objective == pytest.approx(scip, rel=RTOL)
+    assert with_path.info["relaxation_objective"] == \
+        pytest.approx(plain.info["relaxation_objective"], rel=1e-9)
+    path = milp.RelaxationPath.for_problem(problem)
+    monkeypatch.setattr(l1svm_lp, "USE_COST_PATH", True)
+    path.solve(problem.upper_bounds)
+    assert sum(lp.stats.path_steps for lp in path.lps) > 0
+    assert sum(lp.stats.path_fallbacks for lp in path.lps) < len(path.lps)
+    assert_no_crossings(problem, with_path)
 
 
 @pytest.mark.parametrize("name", [name for name in BINDING if TINY[name][3] == "l1"])

@@ -37,6 +37,15 @@ bound re-solve adds a few rows per round, and dropped rows came back).  A restri
 dual that sign rows make unbounded (the restricted primal is infeasible) gets the rows
 that cut HiGHS's ray (Farkas pricing); when no row does, the ray proves the node
 infeasible.
+
+The relaxation's LPs at larger costs (C >= ``PATH_MIN_COST``) are not solved from
+scratch: the LP is solved at 1/16 of its costs (few rows, few iterations), and its
+optimal basis followed along the solution path in the costs to the target by
+parametric pivots (:mod:`nordicstats.solvers.l1svm_path`, compiled); HiGHS is handed
+the end basis and confirms it (no iteration), and pricing checks every row as before.
+At n = 1,000, C = 2^3-2^4 this halves the root LPs' time (``docs/notes/scaling.md``).
+A path that gives up (a degenerate start: theta = 0 with a whole class on the margin)
+leaves HiGHS to go on from the start's basis.
 """
 
 from __future__ import annotations
@@ -49,7 +58,8 @@ import numpy as np
 from nordicstats.exceptions import SolverError
 
 __all__ = ["BoundaryLP", "LPStats", "quiet_highs", "HIGHS_OPTIONS", "PRICING_TOL",
-           "COLUMN_BATCH", "DROP_SLACK_ROWS", "RAY_TOL"]
+           "COLUMN_BATCH", "DROP_SLACK_ROWS", "RAY_TOL", "PATH_MIN_COST", "PATH_START_FRACTION",
+           "USE_COST_PATH"]
 
 HIGHS_OPTIONS = {"primal_feasibility_tolerance": 1e-9, "dual_feasibility_tolerance": 1e-9}
 #: Row j (theta_j) enters when ``|(Z'v)_j|`` exceeds 1 by more than this (HiGHS's tolerance).
@@ -64,6 +74,17 @@ RAY_TOL = 1e-9
 #: re-solves, which add a few rows per round and would take the same rows in again
 #: (``docs/notes/scaling.md``).
 DROP_SLACK_ROWS = True
+#: A relaxation LP whose largest slack cost is at least this is solved at
+#: ``PATH_START_FRACTION`` times its costs first and followed from there along its
+#: solution path (:mod:`nordicstats.solvers.l1svm_path`; ``docs/notes/scaling.md``).
+PATH_MIN_COST = 2.0
+PATH_START_FRACTION = 1.0 / 16.0
+USE_COST_PATH = True
+#: The start's simplex iterations per HiGHS run are capped at this times n: at small
+#: costs the LP can be degenerate enough for HiGHS's dual simplex to cycle (seen on the
+#: ``overlap`` design with the neighbouring boundary's rows); the LP is then solved cold.
+PATH_START_ITERATIONS = 5
+NO_ITERATION_LIMIT = 2**31 - 1  # HiGHS's default simplex_iteration_limit
 
 
 def quiet_highs(highspy):
@@ -96,6 +117,11 @@ class LPStats:
     highs_seconds, pricing_seconds, building_seconds : float
         Wall-clock seconds in HiGHS's simplex, in pricing (Z'v and the choice of
         rows), and in building and passing rows and columns to HiGHS.
+    path_steps, path_fallbacks : int
+        Breakpoints passed along the cost path (:mod:`nordicstats.solvers.l1svm_path`)
+        and paths that gave up (the LP then solved by the dual simplex alone).
+    path_seconds : float
+        Wall-clock seconds in the cost path.
     """
 
     solves: int = 0
@@ -106,6 +132,9 @@ class LPStats:
     highs_seconds: float = 0.0
     pricing_seconds: float = 0.0
     building_seconds: float = 0.0
+    path_steps: int = 0
+    path_fallbacks: int = 0
+    path_seconds: float = 0.0
 
 
 class BoundaryLP:
@@ -159,6 +188,7 @@ class BoundaryLP:
         self._row_point, self._row_sign = [], []
         self._active, self._costs = frozenset(), None
         self._optimum = None  # (theta, b, objective) until the LP changes
+        self._solved_once = False
         self.stats = LPStats()
 
     @property
@@ -222,6 +252,12 @@ class BoundaryLP:
     def solve(self, costs=None):
         """Optimise (adding rows of the dual until none is violated).
 
+        A relaxation LP (no sign row active) with a largest slack cost of at least
+        ``PATH_MIN_COST`` and no optimum yet is first solved at ``PATH_START_FRACTION``
+        times its costs and followed from there to its costs by
+        :func:`~nordicstats.solvers.l1svm_path.follow_cost_path`; HiGHS starts from the
+        path's end basis and confirms it (or, when the path gave up, from the start's).
+
         Returns
         -------
         (theta, b, objective) or None
@@ -232,6 +268,27 @@ class BoundaryLP:
         if self._optimum is not None:
             return self._optimum
         self.stats.solves += 1
+        if self.follows_cost_path():
+            self._start_by_path()
+        self._solved_once = True
+        if not self._cutting_planes():
+            return None
+        multipliers = -np.asarray(self.lp.getSolution().row_dual)
+        theta = np.zeros(self.Z.shape[1])
+        theta[self.columns] = multipliers[1:]
+        self._optimum = (theta, float(multipliers[0]),
+                         -float(self.lp.getInfo().objective_function_value))
+        return self._optimum
+
+    def follows_cost_path(self, costs=None):
+        """True when the next solve (at ``costs``, default the current ones) starts by the
+        cost path: no sign row active, never solved, largest cost >= ``PATH_MIN_COST``."""
+        costs = self._costs if costs is None else np.asarray(costs, dtype=float)
+        return bool(USE_COST_PATH and not self._active and not self._solved_once
+                    and costs is not None and np.max(costs) >= PATH_MIN_COST)
+
+    def _cutting_planes(self):
+        """Run HiGHS and add violated rows until none is; False if the primal is infeasible."""
         status_of = self._highspy.HighsModelStatus
         while True:
             status = self._run()
@@ -240,7 +297,7 @@ class BoundaryLP:
                 # infeasible: it may lack the columns that satisfy the sign rows
                 missing = self._rows_cutting_the_ray()
                 if missing is None:
-                    return None
+                    return False
                 self.add_columns(missing)
                 continue
             if status != status_of.kOptimal:
@@ -248,16 +305,72 @@ class BoundaryLP:
                 raise SolverError(f"the L1-SVM LP failed: {text}", solver="highs", status=text)
             new = self._entering_columns(np.asarray(self.lp.getSolution().col_value))
             if new.size == 0:
-                break
+                return True
             if DROP_SLACK_ROWS and not self._active:
                 self._drop_slack_rows()
             self.add_columns(new)
-        multipliers = -np.asarray(self.lp.getSolution().row_dual)
-        theta = np.zeros(self.Z.shape[1])
-        theta[self.columns] = multipliers[1:]
-        self._optimum = (theta, float(multipliers[0]),
-                         -float(self.lp.getInfo().objective_function_value))
-        return self._optimum
+
+    def _start_by_path(self):
+        """Solve at ``PATH_START_FRACTION`` times the costs, follow the path to them and
+        hand its end basis to HiGHS (kept as the start's basis if the path gave up)."""
+        from nordicstats.solvers.l1svm_path import follow_cost_path
+
+        costs = self._costs
+        self.set_costs(costs * PATH_START_FRACTION)
+        self.lp.setOptionValue("simplex_iteration_limit", PATH_START_ITERATIONS * self.n)
+        try:
+            self._cutting_planes()  # no sign rows: the LP is feasible
+            start = self._basis_sets()
+        except SolverError:  # the dual simplex cycled on a degenerate start: start cold
+            self.lp.clearSolver()
+            start = None
+        finally:
+            self.lp.setOptionValue("simplex_iteration_limit", NO_ITERATION_LIMIT)
+        self.set_costs(costs)
+        if start is None:
+            self.stats.path_fallbacks += 1
+            return
+        begin = time.perf_counter()
+        end = follow_cost_path(self.Z, self.y, costs, PATH_START_FRACTION, 1.0, *start)
+        self.stats.path_seconds += time.perf_counter() - begin
+        self.stats.path_steps += end.steps
+        if not end.followed:
+            self.stats.path_fallbacks += 1
+            return
+        self.add_columns(end.active)
+        self._set_basis(end.point_status, dict(zip(end.active.tolist(), end.sign)))
+
+    def _basis_sets(self):
+        """HiGHS's optimal basis as the path's (point status, A, sigma), or None when the
+        row of b is basic (b = 0: not a basis the path can start from)."""
+        basis = self.lp.getBasis()
+        kinds = self._highspy.HighsBasisStatus
+        codes = {kinds.kBasic: 2, kinds.kUpper: 1}
+        col_status, row_status = basis.col_status, basis.row_status  # copies: read once
+        point_status = np.array([codes.get(status, 0) for status in col_status[:self.n]])
+        if row_status[0] == kinds.kBasic:
+            return None
+        values = np.asarray(self.lp.getSolution().row_value)
+        tight = [t for t in range(len(self.columns)) if row_status[1 + t] != kinds.kBasic]
+        active = np.asarray(self.columns, dtype=int)[tight]
+        return point_status, active, np.where(values[1 + np.asarray(tight, dtype=int)] > 0,
+                                              1.0, -1.0)
+
+    def _set_basis(self, point_status, active_sign):
+        """Give HiGHS the dual basis: mu by ``point_status``, rows of A at their sign."""
+        kinds = self._highspy.HighsBasisStatus
+        basis = self.lp.getBasis()
+        to_kind = (kinds.kLower, kinds.kUpper, kinds.kBasic)
+        basis.col_status = [to_kind[code] for code in point_status] + \
+            [kinds.kLower] * len(self._row_point)
+        rows = [kinds.kLower]
+        for j in self.columns:
+            sign = active_sign.get(j)
+            rows.append(kinds.kBasic if sign is None else
+                        (kinds.kUpper if sign > 0 else kinds.kLower))
+        basis.row_status = rows
+        basis.valid = True
+        self.lp.setBasis(basis)
 
     def _run(self):
         start = time.perf_counter()

@@ -463,7 +463,9 @@ class RelaxationPath:
         costs = np.broadcast_to(np.asarray(upper_bounds, dtype=float), self.signs.shape)
         solved = []
         for k, lp in enumerate(self.lps):
-            if solved and not lp.columns:  # neighbouring boundaries share most support
+            # neighbouring boundaries share most support; not for an LP that starts at a
+            # fraction of its costs (the cost path), where that support is not yet in
+            if solved and not lp.columns and not lp.follows_cost_path(costs[:, k]):
                 lp.add_columns(np.flatnonzero(solved[-1][0]))
             solved.append(lp.solve(costs[:, k]))
         return np.column_stack([s[0] for s in solved]), np.array([s[1] for s in solved])
