@@ -97,7 +97,8 @@ def test_running_gradient_is_the_reduced_duals(dtype, g_atol):
     it, _, _ = nordic0_smo_loop(loop.Y, loop.U, alpha, gamma, G, H, loop.diag,
                                 state.K_free_rows.astype(dtype), state.free[:, 0].copy(),
                                 state.free[:, 1].copy(), np.ascontiguousarray(state.S_root),
-                                True, 1e-4, 500, 1.0, 1.5, False, *loop.cache.arrays())
+                                True, 1e-4, 500, 1.0, 1.5, False, False, 1000,
+                                *loop.cache.arrays())
     assert it > 50
     # from the definitions: H_k = K (y_k alpha_k), delta_F = S^+ (Ka)_F, G_k = K omega_k
     K, Y, m = problem.gram, problem.signs, problem.signs.shape[1]
@@ -113,9 +114,11 @@ def test_running_gradient_is_the_reduced_duals(dtype, g_atol):
     assert np.abs(rows).max() < 1e-12 * max(1.0, m * problem.C)
 
 
-def test_gradient_after_a_restore_is_its_definition():
-    """With shrinking, the loop's G on return (rows that left recomputed from H and the
-    free rows, the others updated along) equals G from H, and H equals K (Y alpha)."""
+@pytest.mark.parametrize("shrink_first", [False, True])
+def test_gradient_after_a_restore_is_its_definition(shrink_first):
+    """With shrinking (from the first step or after 1,000), the loop's G on return (rows
+    that left recomputed from H and the free rows, the others updated along) equals G
+    from H, and H equals K (Y alpha)."""
     problem = rbf_problem(120, 5, 1.0, 16.0, seed=23)
     state = IncrementState(problem, *starting_point(problem, None)[:2])
     loop = _Loop(problem, cache_mb=1.0)
@@ -130,7 +133,8 @@ def test_gradient_after_a_restore_is_its_definition():
     it, code, _ = nordic0_smo_loop(loop.Y, loop.U, alpha, gamma, G, H, loop.diag,
                                    state.K_free_rows.copy(), state.free[:, 0].copy(),
                                    state.free[:, 1].copy(), np.ascontiguousarray(state.S_root),
-                                   True, 1e-5, 10 ** 6, 1.0, 1.5, True, *loop.cache.arrays())
+                                   True, 1e-5, 10 ** 6, 1.0, 1.5, True, shrink_first, 1000,
+                                   *loop.cache.arrays())
     assert code == 0 and it > 1000
     assert counters[6] > 0 and counters[7] > 0  # entries dropped, then restored
     K, Y = problem.gram, problem.signs

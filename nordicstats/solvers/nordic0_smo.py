@@ -120,6 +120,10 @@ NEWTON_FROM_TOL = 1e-2
 #: 5, 7, same optima): n = 5,000, C = 16 0.73-0.95, C = 1 0.75-1.17 (1.0 +- noise where
 #: nothing is dropped); n = 1,000 0.88-1.07, no gain.
 SHRINKING_MIN_ROWS = 3000
+#: With shrinking, every round after the first starts with a shrink on the exact G.
+SHRINK_EACH_ROUND = True
+#: With shrinking, steps between two shrinks (at most n).
+SHRINK_EVERY = 1000
 
 
 def solve_nordic0_smo(problem, warm_start=None, cache_mb=None, max_iter=None,
@@ -175,7 +179,8 @@ def solve_nordic0_smo(problem, warm_start=None, cache_mb=None, max_iter=None,
     tol, steps, rounds, status = max(float(coarse_tol), FIRST_TOL), 0, 0, "optimal"
     polished = 0
     while True:
-        it, code = loop.run(state, tol, budget - steps)
+        it, code = loop.run(state, tol, budget - steps,
+                            shrink_first=SHRINK_EACH_ROUND and rounds > 0)
         steps, rounds = steps + it, rounds + 1
         if code != 0:
             status = "iteration_limit"
@@ -216,7 +221,7 @@ class _Loop:
         self.diag = self.cache.diagonal()
         self.chain = self.Y.shape[0] > 1
 
-    def run(self, state, tol, max_iter):
+    def run(self, state, tol, max_iter, shrink_first=False):
         """SMO steps on the reduced dual of ``state``'s free set; (steps, status code)."""
         alpha, H, G = (np.ascontiguousarray(x.T) for x in (state.alpha, state.Hk, state.G))
         gamma = np.ascontiguousarray(state.gamma, dtype=float)
@@ -227,7 +232,7 @@ class _Loop:
         it, code, _ = nordic0_smo_loop(self.Y, self.U, alpha, gamma, G, H, self.diag, KF, JF,
                                        LF, S_root, self.chain, tol, max(int(max_iter), 0),
                                        RELAX_SAME, RELAX_CROSS, self.shrinking,
-                                       *self.cache.arrays())
+                                       shrink_first, SHRINK_EVERY, *self.cache.arrays())
         state.alpha, state.Hk, state.gamma = alpha.T.copy(), H.T.copy(), gamma
         state.refresh(full=False)  # delta_F and G from H, exactly
         return int(it), int(code)
