@@ -21,9 +21,11 @@ How far each part is solved:
   solves a linear KKT system (:mod:`nordicstats.solvers.nordic0_polish`); a step
   towards it, cut at the bounds, usually ends SMO's linear tail (the gap fell from
   1.7e-5 to 1e-14 in two such steps at n = 1,000, K = 3, C = 16, heavy overlap).
-* **Shrinking** (``shrinking``, on from :data:`SHRINKING_MIN_ROWS` rows): inside a
-  run of the loop, entries at a bound that can be in no violating pair leave the
-  scans and rows with no entry left leave the updates of G; before the run may stop,
+* **Shrinking** (``shrinking``, on from :data:`SHRINKING_MIN_ROWS` rows): at the start
+  of every round after the first and every :data:`SHRINK_EVERY` steps, entries at a
+  bound that can be in no violating pair leave the scans and rows with no entry left
+  leave the updates of G (the rank-|F| part reads the free rows compacted to the rows
+  left); before the run may stop,
   G is recomputed on those rows from H and the free rows and every entry comes back
   (the stopping test is the one without shrinking).
 * **Stop.**  From a tolerance of 1e-2 on the relative duality gap
@@ -67,7 +69,8 @@ from nordicstats.solvers.nordic0_smo_core import nordic0_smo_loop
 from nordicstats.solvers.smo import FIRST_TOL, SMALLEST_TOL, _row_cache, default_cache_mb
 
 __all__ = ["solve_nordic0_smo", "next_tolerance", "relative_gap", "ORDER_TOL",
-           "SMO_MAX_ADD", "CACHE_CAP_MB", "SHRINKING_MIN_ROWS"]
+           "SMO_MAX_ADD", "CACHE_CAP_MB", "SHRINKING_MIN_ROWS", "SHRINK_EACH_ROUND",
+           "SHRINK_EVERY"]
 
 #: Tolerance of the last free-set updates (increments and ordering multipliers).
 ORDER_TOL = VIOLATION_TOL / 2
@@ -116,14 +119,22 @@ FREE_ROWS_DTYPE = np.float32
 #: overlap at C = 1 (4,489 -> 6,768 at K = 3).
 NEWTON_FROM_TOL = 1e-2
 #: Shrinking (the ``shrinking`` option) is on by default from this many rows.  Time on /
-#: off in one process (benchmarks/bench_nordic0_shrinking.py, likert and overlap, K = 3,
-#: 5, 7, same optima): n = 5,000, C = 16 0.73-0.95, C = 1 0.75-1.17 (1.0 +- noise where
-#: nothing is dropped); n = 1,000 0.88-1.07, no gain.
-SHRINKING_MIN_ROWS = 3000
-#: With shrinking, every round after the first starts with a shrink on the exact G.
+#: off in one process (CPU seconds, n = 1,000, C = 16, with the round-start shrink,
+#: the compacted free rows and a shrink every 100 steps): likert K = 3 / 7 0.08 / 0.11 s,
+#: 0.40 / 0.46 s; overlap K = 3, 5, 7 0.90, 0.95, 0.85; rare K = 7 0.87; C <= 1 0.94-1.14
+#: on fits of 0.03-0.16 s (docs/notes/scaling.md).  It was 3,000 rows while a round
+#: started with every entry active.
+SHRINKING_MIN_ROWS = 500
+#: With shrinking, every round after the first starts with a shrink on the exact G (the
+#: driver has just recomputed it): in the later tiers 2-5% of the entries and 8-10% of
+#: the rows stay (likert and overlap, n = 5,000), where a round used to restart with
+#: all of them and rarely lasted the 1,000 steps to its first shrink.
 SHRINK_EACH_ROUND = True
-#: With shrinking, steps between two shrinks (at most n).
-SHRINK_EVERY = 1000
+#: With shrinking, steps between two shrinks (at most n; libsvm's min(n, 1000) before).
+#: CPU seconds with 1,000 / 100 in one process (n = 5,000, C = 16): likert K = 7 10.68 /
+#: 8.49, overlap K = 5 11.52 / 10.48, rare K = 5 4.99 / 4.36; overlap K = 3, C = 2^-4
+#: 3.19 / 2.86; likert K = 5, C = 1 1.23 / 1.54 (8,326 / 8,302 steps).
+SHRINK_EVERY = 100
 
 
 def solve_nordic0_smo(problem, warm_start=None, cache_mb=None, max_iter=None,

@@ -34,11 +34,13 @@ and G from it exactly when F changes.
 
 Kernel rows come from the row cache of :class:`~nordicstats.solvers.smo_core.RowCache`.
 
-**Shrinking** (libsvm's, ``shrinking=True``): every min(n, 1000) steps the entries
-(i, k) whose alpha sits at a bound where it can be in no violating pair leave the scans
-(NORDIC-1's rule, :func:`~nordicstats.solvers.smo_core._shrink`); a row all of whose
-entries left also leaves the updates of G (the free increments' part included), while H is
-still updated on every row.  Before the loop may stop, G is recomputed on the rows
+**Shrinking** (libsvm's, ``shrinking=True``): every ``shrink_every`` steps (and before
+the first with ``shrink_first``) the entries (i, k) whose alpha sits at a bound where it
+can be in no violating pair leave the scans (NORDIC-1's rule,
+:func:`~nordicstats.solvers.smo_core._shrink`); a row all of whose entries left also
+leaves the updates of G (the free increments' part included, read from a copy of the
+free rows compacted to the rows left, :func:`_compact_free_rows`), while H is still
+updated on every row.  Before the loop may stop, G is recomputed on the rows
 that left from its definition -- from H and the free rows (:func:`_gradient_of_rows`) --
 every entry comes back, and the loop goes on if any violates: it stops on the same
 test as without shrinking.
@@ -280,7 +282,7 @@ def nordic0_smo_loop(Y, U, alpha, gamma, G, H, diag, KF, JF, LF, S_root, chain, 
     relax_same, relax_cross : float
         Factors (in (0, 2)) of the exact step on one boundary and across boundaries.
     shrinking : bool
-        Every min(n, 1000) steps, drop the entries that can be in no violating pair
+        Every ``shrink_every`` steps, drop the entries that can be in no violating pair
         from the scans, and the rows left with no entry from the updates of G; before
         stopping, G is recomputed on those rows (:func:`_restore`) and the loop goes
         on if any entry violates.
@@ -288,6 +290,8 @@ def nordic0_smo_loop(Y, U, alpha, gamma, G, H, diag, KF, JF, LF, S_root, chain, 
         With ``shrinking``, shrink once before the first step (G is exact on every row
         when the driver starts a round), so that a round of the outer active set does
         not start with every entry active.
+    shrink_every : int
+        Steps between two shrinks (capped at n).
     kind, gram, X, sqnorm, params, rows, slot_of, owner, stamp, counters
         The kernel-row cache (:meth:`~nordicstats.solvers.smo_core.RowCache.arrays`);
         ``counters[6]`` and ``[7]`` count the entries dropped and the restores.
