@@ -24,8 +24,8 @@ How far each part is solved:
 * **Shrinking** (``shrinking``, on from :data:`SHRINKING_MIN_ROWS` rows): at the start
   of every round after the first and every :data:`SHRINK_EVERY` steps, entries at a
   bound that can be in no violating pair leave the scans and rows with no entry left
-  leave the updates of G (the rank-|F| part reads the free rows compacted to the rows
-  left); before the run may stop,
+  leave the updates of G (the free increments' part reads their kernel rows compacted
+  to the rows left); before the run may stop,
   G is recomputed on those rows from H and the free rows and every entry comes back
   (the stopping test is the one without shrinking).
 * **Stop.**  From a tolerance of 1e-2 on the relative duality gap

@@ -110,8 +110,9 @@ def _shift_gradient(t, Ki, Kj, m, KF_live, JF, S_root, R_diff, G, free_sum, comm
     ``live[:nlive]`` (all rows, contiguously, when nlive = n).
 
     ``KF_live`` holds the free rows' kernel values at the live rows, compacted
-    (``KF_live[f, p] = K_F[f, live[p]]``; K_F itself when nlive = n), so the rank-|F|
-    part reads |F| nlive contiguous values; the work arrays are indexed by p too.
+    (``KF_live[f, p] = K_F[f, live[p]]``; K_F itself when nlive = n), so the free
+    increments' part reads n_free x nlive contiguous values; the work arrays are
+    indexed by p too.
     """
     n = G.shape[1]
     every = nlive == n
