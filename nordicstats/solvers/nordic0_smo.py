@@ -118,12 +118,11 @@ FREE_ROWS_DTYPE = np.float32
 #: Letting the gap set the next tolerance from 1e-2 too (a jump to 1e-4) cost steps on
 #: overlap at C = 1 (4,489 -> 6,768 at K = 3).
 NEWTON_FROM_TOL = 1e-2
-#: Shrinking (the ``shrinking`` option) is on by default from this many rows.  Time on /
-#: off in one process (CPU seconds, n = 1,000, C = 16, with the round-start shrink,
-#: the compacted free rows and a shrink every 100 steps): likert K = 3 / 7 0.08 / 0.11 s,
-#: 0.40 / 0.46 s; overlap K = 3, 5, 7 0.90, 0.95, 0.85; rare K = 7 0.87; C <= 1 0.94-1.14
-#: on fits of 0.03-0.16 s (docs/notes/scaling.md).  It was 3,000 rows while a round
-#: started with every entry active.
+#: Shrinking (the ``shrinking`` option) is on by default from this many rows.  CPU time
+#: on / off in one process at n = 1,000 (benchmarks/bench_nordic0_shrinking.py, likert,
+#: rare, overlap, K = 3, 5, 7; benchmarks/results/nordic0_shrink_rounds.txt): 0.83-0.91
+#: at C = 16, 0.91-1.09 at C = 1 (fits of 0.03-0.16 s), the same optima.  It was 3,000
+#: rows while a round started with every entry active (0.88-1.07 at n = 1,000 then).
 SHRINKING_MIN_ROWS = 500
 #: With shrinking, every round after the first starts with a shrink on the exact G (the
 #: driver has just recomputed it): in the later tiers 2-5% of the entries and 8-10% of
@@ -131,9 +130,8 @@ SHRINKING_MIN_ROWS = 500
 #: all of them and rarely lasted the 1,000 steps to its first shrink.
 SHRINK_EACH_ROUND = True
 #: With shrinking, steps between two shrinks (at most n; libsvm's min(n, 1000) before).
-#: CPU seconds with 1,000 / 100 in one process (n = 5,000, C = 16): likert K = 7 10.68 /
-#: 8.49, overlap K = 5 11.52 / 10.48, rare K = 5 4.99 / 4.36; overlap K = 3, C = 2^-4
-#: 3.19 / 2.86; likert K = 5, C = 1 1.23 / 1.54 (8,326 / 8,302 steps).
+#: CPU time with 100 against 1,000 in one process (same file): 0.74-0.94 on the nine
+#: fits at n = 5,000, C = 16 (likert, rare, overlap; K = 3, 5, 7).
 SHRINK_EVERY = 100
 
 
