@@ -21,7 +21,11 @@ from nordicstats.solvers.certificate import GAP_TOL, VIOLATION_TOL, certify
 from nordicstats.solvers.nordic0 import IncrementState, starting_point
 from nordicstats.solvers.nordic0_polish import newton_on_face
 from nordicstats.solvers.nordic0_smo import _Loop, relative_gap, solve_nordic0_smo
-from nordicstats.solvers.nordic0_smo_core import nordic0_smo_loop
+from nordicstats.solvers.nordic0_smo_core import (
+    _compact_free_rows,
+    _shift_gradient,
+    nordic0_smo_loop,
+)
 
 # The solver stops at half the certificate's relative gap, so the objective is within
 # GAP_TOL of Clarabel's (measured 6e-8 to 3e-7 on these cases).
@@ -97,7 +101,8 @@ def test_running_gradient_is_the_reduced_duals(dtype, g_atol):
     it, _, _ = nordic0_smo_loop(loop.Y, loop.U, alpha, gamma, G, H, loop.diag,
                                 state.K_free_rows.astype(dtype), state.free[:, 0].copy(),
                                 state.free[:, 1].copy(), np.ascontiguousarray(state.S_root),
-                                True, 1e-4, 500, 1.0, 1.5, False, *loop.cache.arrays())
+                                True, 1e-4, 500, 1.0, 1.5, False, False, 1000,
+                                *loop.cache.arrays())
     assert it > 50
     # from the definitions: H_k = K (y_k alpha_k), delta_F = S^+ (Ka)_F, G_k = K omega_k
     K, Y, m = problem.gram, problem.signs, problem.signs.shape[1]
@@ -113,9 +118,11 @@ def test_running_gradient_is_the_reduced_duals(dtype, g_atol):
     assert np.abs(rows).max() < 1e-12 * max(1.0, m * problem.C)
 
 
-def test_gradient_after_a_restore_is_its_definition():
-    """With shrinking, the loop's G on return (rows that left recomputed from H and the
-    free rows, the others updated along) equals G from H, and H equals K (Y alpha)."""
+@pytest.mark.parametrize("shrink_first", [False, True])
+def test_gradient_after_a_restore_is_its_definition(shrink_first):
+    """With shrinking (from the first step or after 1,000), the loop's G on return (rows
+    that left recomputed from H and the free rows, the others updated along) equals G
+    from H, and H equals K (Y alpha)."""
     problem = rbf_problem(120, 5, 1.0, 16.0, seed=23)
     state = IncrementState(problem, *starting_point(problem, None)[:2])
     loop = _Loop(problem, cache_mb=1.0)
@@ -130,7 +137,8 @@ def test_gradient_after_a_restore_is_its_definition():
     it, code, _ = nordic0_smo_loop(loop.Y, loop.U, alpha, gamma, G, H, loop.diag,
                                    state.K_free_rows.copy(), state.free[:, 0].copy(),
                                    state.free[:, 1].copy(), np.ascontiguousarray(state.S_root),
-                                   True, 1e-5, 10 ** 6, 1.0, 1.5, True, *loop.cache.arrays())
+                                   True, 1e-5, 10 ** 6, 1.0, 1.5, True, shrink_first, 1000,
+                                   *loop.cache.arrays())
     assert code == 0 and it > 1000
     assert counters[6] > 0 and counters[7] > 0  # entries dropped, then restored
     K, Y = problem.gram, problem.signs
@@ -162,6 +170,48 @@ def test_shrinking_on_and_off_reach_clarabel_and_the_active_set_optimum(cache_mb
             dense_problem.decision_values(result.dual_coef, result.intercept),
             dense_problem.decision_values(other.dual_coef, other.intercept),
             atol=DECISION_ATOL)
+
+
+@pytest.mark.parametrize("each_round", [False, True])
+def test_shrinking_at_each_round_start_reaches_clarabel_and_the_active_set_optimum(
+        monkeypatch, each_round):
+    """C = 32, rows from X in eight cache slots: with the shrink at every round's start
+    (and every 100 steps) or only every 100 steps, the optimum of Clarabel's primal and
+    ``active_set``'s, and the same objective either way."""
+    monkeypatch.setattr("nordicstats.solvers.nordic0_smo.SHRINK_EACH_ROUND", each_round)
+    lazy_problem = rbf_problem(240, 5, 1.0, 32.0, seed=46, lazy=True)
+    dense_problem = rbf_problem(240, 5, 1.0, 32.0, seed=46)
+    result = solve(lazy_problem, solver="nordic0_smo", cache_mb=0.01, shrinking=True)
+    assert result.status == "optimal" and result.info["rounds"] > 5
+    assert result.info["shrinking"]["dropped"] > 0 and result.certificate.certified
+    assert result.objective == pytest.approx(solve_primal(dense_problem), rel=OBJ_RTOL)
+    other = solve(dense_problem, solver="active_set")
+    np.testing.assert_allclose(
+        dense_problem.decision_values(result.dual_coef, result.intercept),
+        dense_problem.decision_values(other.dual_coef, other.intercept), atol=DECISION_ATOL)
+
+
+def test_gradient_update_on_compacted_live_rows_is_the_full_one():
+    """G's update on the live rows read from the compacted free rows equals the update
+    over all rows restricted to them; the other rows are not touched."""
+    rng = np.random.default_rng(47)
+    m, n, nf = 4, 50, 7
+    KF = rng.normal(size=(nf, n))
+    JF, S_root = rng.integers(0, m - 1, nf), rng.normal(size=(nf, 5))
+    Ki, Kj, R_diff, G = rng.normal(size=n), rng.normal(size=n), rng.normal(size=5), \
+        rng.normal(size=(m, n))
+    live = np.sort(rng.choice(n, 9, replace=False))
+    work = [np.zeros((m - 1, n)), np.empty(n), np.empty(n)]
+    full = G.copy()
+    _shift_gradient(0.7, Ki, Kj, m, KF, JF, S_root, R_diff, full, *work, np.arange(n), n)
+    KF_live = _compact_free_rows(KF, live, live.size, np.empty_like(KF))
+    np.testing.assert_array_equal(KF_live[:, :live.size], KF[:, live])
+    part = G.copy()
+    _shift_gradient(0.7, Ki, Kj, m, KF_live, JF, S_root, R_diff, part, *work, live, live.size)
+    np.testing.assert_allclose(part[:, live], full[:, live], rtol=1e-13, atol=1e-13)
+    rest = np.setdiff1d(np.arange(n), live)
+    np.testing.assert_array_equal(part[:, rest], G[:, rest])
+    assert _compact_free_rows(KF, np.arange(n), n, np.empty_like(KF)) is KF
 
 
 def test_shrinking_is_on_by_default_from_its_row_count(monkeypatch):

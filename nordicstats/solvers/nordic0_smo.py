@@ -21,9 +21,11 @@ How far each part is solved:
   solves a linear KKT system (:mod:`nordicstats.solvers.nordic0_polish`); a step
   towards it, cut at the bounds, usually ends SMO's linear tail (the gap fell from
   1.7e-5 to 1e-14 in two such steps at n = 1,000, K = 3, C = 16, heavy overlap).
-* **Shrinking** (``shrinking``, on from :data:`SHRINKING_MIN_ROWS` rows): inside a
-  run of the loop, entries at a bound that can be in no violating pair leave the
-  scans and rows with no entry left leave the updates of G; before the run may stop,
+* **Shrinking** (``shrinking``, on from :data:`SHRINKING_MIN_ROWS` rows): at the start
+  of every round after the first and every :data:`SHRINK_EVERY` steps, entries at a
+  bound that can be in no violating pair leave the scans and rows with no entry left
+  leave the updates of G (the free increments' part reads their kernel rows compacted
+  to the rows left); before the run may stop,
   G is recomputed on those rows from H and the free rows and every entry comes back
   (the stopping test is the one without shrinking).
 * **Stop.**  From a tolerance of 1e-2 on the relative duality gap
@@ -67,7 +69,8 @@ from nordicstats.solvers.nordic0_smo_core import nordic0_smo_loop
 from nordicstats.solvers.smo import FIRST_TOL, SMALLEST_TOL, _row_cache, default_cache_mb
 
 __all__ = ["solve_nordic0_smo", "next_tolerance", "relative_gap", "ORDER_TOL",
-           "SMO_MAX_ADD", "CACHE_CAP_MB", "SHRINKING_MIN_ROWS"]
+           "SMO_MAX_ADD", "CACHE_CAP_MB", "SHRINKING_MIN_ROWS", "SHRINK_EACH_ROUND",
+           "SHRINK_EVERY"]
 
 #: Tolerance of the last free-set updates (increments and ordering multipliers).
 ORDER_TOL = VIOLATION_TOL / 2
@@ -115,11 +118,21 @@ FREE_ROWS_DTYPE = np.float32
 #: Letting the gap set the next tolerance from 1e-2 too (a jump to 1e-4) cost steps on
 #: overlap at C = 1 (4,489 -> 6,768 at K = 3).
 NEWTON_FROM_TOL = 1e-2
-#: Shrinking (the ``shrinking`` option) is on by default from this many rows.  Time on /
-#: off in one process (benchmarks/bench_nordic0_shrinking.py, likert and overlap, K = 3,
-#: 5, 7, same optima): n = 5,000, C = 16 0.73-0.95, C = 1 0.75-1.17 (1.0 +- noise where
-#: nothing is dropped); n = 1,000 0.88-1.07, no gain.
-SHRINKING_MIN_ROWS = 3000
+#: Shrinking (the ``shrinking`` option) is on by default from this many rows.  CPU time
+#: on / off in one process at n = 1,000 (benchmarks/bench_nordic0_shrinking.py, likert,
+#: rare, overlap, K = 3, 5, 7; benchmarks/results/nordic0_shrink_rounds.txt): 0.83-0.91
+#: at C = 16, 0.91-1.09 at C = 1 (fits of 0.03-0.16 s), the same optima.  It was 3,000
+#: rows while a round started with every entry active (0.88-1.07 at n = 1,000 then).
+SHRINKING_MIN_ROWS = 500
+#: With shrinking, every round after the first starts with a shrink on the exact G (the
+#: driver has just recomputed it): in the later tiers 2-5% of the entries and 8-10% of
+#: the rows stay (likert and overlap, n = 5,000), where a round used to restart with
+#: all of them and rarely lasted the 1,000 steps to its first shrink.
+SHRINK_EACH_ROUND = True
+#: With shrinking, steps between two shrinks (at most n; libsvm's min(n, 1000) before).
+#: CPU time with 100 against 1,000 in one process (same file): 0.74-0.94 on the nine
+#: fits at n = 5,000, C = 16 (likert, rare, overlap; K = 3, 5, 7).
+SHRINK_EVERY = 100
 
 
 def solve_nordic0_smo(problem, warm_start=None, cache_mb=None, max_iter=None,
@@ -175,7 +188,8 @@ def solve_nordic0_smo(problem, warm_start=None, cache_mb=None, max_iter=None,
     tol, steps, rounds, status = max(float(coarse_tol), FIRST_TOL), 0, 0, "optimal"
     polished = 0
     while True:
-        it, code = loop.run(state, tol, budget - steps)
+        it, code = loop.run(state, tol, budget - steps,
+                            shrink_first=SHRINK_EACH_ROUND and rounds > 0)
         steps, rounds = steps + it, rounds + 1
         if code != 0:
             status = "iteration_limit"
@@ -216,7 +230,7 @@ class _Loop:
         self.diag = self.cache.diagonal()
         self.chain = self.Y.shape[0] > 1
 
-    def run(self, state, tol, max_iter):
+    def run(self, state, tol, max_iter, shrink_first=False):
         """SMO steps on the reduced dual of ``state``'s free set; (steps, status code)."""
         alpha, H, G = (np.ascontiguousarray(x.T) for x in (state.alpha, state.Hk, state.G))
         gamma = np.ascontiguousarray(state.gamma, dtype=float)
@@ -227,7 +241,7 @@ class _Loop:
         it, code, _ = nordic0_smo_loop(self.Y, self.U, alpha, gamma, G, H, self.diag, KF, JF,
                                        LF, S_root, self.chain, tol, max(int(max_iter), 0),
                                        RELAX_SAME, RELAX_CROSS, self.shrinking,
-                                       *self.cache.arrays())
+                                       shrink_first, SHRINK_EVERY, *self.cache.arrays())
         state.alpha, state.Hk, state.gamma = alpha.T.copy(), H.T.copy(), gamma
         state.refresh(full=False)  # delta_F and G from H, exactly
         return int(it), int(code)

@@ -34,11 +34,13 @@ and G from it exactly when F changes.
 
 Kernel rows come from the row cache of :class:`~nordicstats.solvers.smo_core.RowCache`.
 
-**Shrinking** (libsvm's, ``shrinking=True``): every min(n, 1000) steps the entries
-(i, k) whose alpha sits at a bound where it can be in no violating pair leave the scans
-(NORDIC-1's rule, :func:`~nordicstats.solvers.smo_core._shrink`); a row all of whose
-entries left also leaves the updates of G (the free increments' part included), while H is
-still updated on every row.  Before the loop may stop, G is recomputed on the rows
+**Shrinking** (libsvm's, ``shrinking=True``): every ``shrink_every`` steps (and before
+the first with ``shrink_first``) the entries (i, k) whose alpha sits at a bound where it
+can be in no violating pair leave the scans (NORDIC-1's rule,
+:func:`~nordicstats.solvers.smo_core._shrink`); a row all of whose entries left also
+leaves the updates of G (the free increments' part included, read from a copy of the
+free rows compacted to the rows left, :func:`_compact_free_rows`), while H is still
+updated on every row.  Before the loop may stop, G is recomputed on the rows
 that left from its definition -- from H and the free rows (:func:`_gradient_of_rows`) --
 every entry comes back, and the loop goes on if any violates: it stops on the same
 test as without shrinking.
@@ -102,20 +104,26 @@ def _free_row(k, i, m, KF, JF, S_root, out):
 
 
 @numba.njit(cache=True)
-def _shift_gradient(t, Ki, Kj, m, KF, JF, S_root, R_diff, G, free_sum, common, tail,
+def _shift_gradient(t, Ki, Kj, m, KF_live, JF, S_root, R_diff, G, free_sum, common, tail,
                     live, nlive):
     """G_k += t (K_i - K_j) / m + t sum_J W_kJ u_J for every boundary k, on the rows
-    ``live[:nlive]`` (all rows, contiguously, when nlive = n)."""
+    ``live[:nlive]`` (all rows, contiguously, when nlive = n).
+
+    ``KF_live`` holds the free rows' kernel values at the live rows, compacted
+    (``KF_live[f, p] = K_F[f, live[p]]``; K_F itself when nlive = n), so the free
+    increments' part reads n_free x nlive contiguous values; the work arrays are
+    indexed by p too.
+    """
     n = G.shape[1]
     every = nlive == n
     for p in range(nlive):
         r = p if every else live[p]
-        common[r] = t * (Ki[r] - Kj[r]) / m
-    nf = KF.shape[0]
+        common[p] = t * (Ki[r] - Kj[r]) / m
+    nf = KF_live.shape[0]
     if nf > 0:
         for J in range(m - 1):
             for p in range(nlive):
-                free_sum[J, p if every else live[p]] = 0.0
+                free_sum[J, p] = 0.0
         for f in range(nf):
             d = 0.0
             for q in range(S_root.shape[1]):
@@ -124,24 +132,32 @@ def _shift_gradient(t, Ki, Kj, m, KF, JF, S_root, R_diff, G, free_sum, common, t
             if d == 0.0:
                 continue
             u = free_sum[JF[f]]
+            row = KF_live[f]
             for p in range(nlive):
-                r = p if every else live[p]
-                u[r] += d * KF[f, r]
+                u[p] += d * row[p]
         for J in range(m - 1):
             scale = (J + 1.0) / m
             for p in range(nlive):
-                r = p if every else live[p]
-                common[r] -= scale * free_sum[J, r]
+                common[p] -= scale * free_sum[J, p]
     for p in range(nlive):
-        tail[p if every else live[p]] = 0.0
+        tail[p] = 0.0
     for k in range(m - 1, -1, -1):
         if nf > 0 and k <= m - 2:
             for p in range(nlive):
-                r = p if every else live[p]
-                tail[r] += free_sum[k, r]
+                tail[p] += free_sum[k, p]
         for p in range(nlive):
-            r = p if every else live[p]
-            G[k, r] += common[r] + tail[r]
+            G[k, p if every else live[p]] += common[p] + tail[p]
+
+
+@numba.njit(cache=True)
+def _compact_free_rows(KF, live, nlive, KF_live):
+    """``KF_live[f, p] = KF[f, live[p]]`` for p < nlive; returns the view to use."""
+    if nlive == KF.shape[1]:
+        return KF
+    for f in range(KF.shape[0]):
+        for p in range(nlive):
+            KF_live[f, p] = KF[f, live[p]]
+    return KF_live
 
 
 @numba.njit(cache=True)
@@ -240,8 +256,8 @@ def _restore(H, KF, JF, LF, S_root, G, act, nact, is_act, live):
 
 @numba.njit(cache=True)
 def nordic0_smo_loop(Y, U, alpha, gamma, G, H, diag, KF, JF, LF, S_root, chain, tol, max_iter,
-                     relax_same, relax_cross, shrinking, kind, gram, X, sqnorm, params, rows,
-                     slot_of, owner, stamp, counters):
+                     relax_same, relax_cross, shrinking, shrink_first, shrink_every, kind, gram,
+                     X, sqnorm, params, rows, slot_of, owner, stamp, counters):
     """Run SMO steps on the reduced dual in place until no pair violation exceeds tol.
 
     Parameters
@@ -267,10 +283,16 @@ def nordic0_smo_loop(Y, U, alpha, gamma, G, H, diag, KF, JF, LF, S_root, chain, 
     relax_same, relax_cross : float
         Factors (in (0, 2)) of the exact step on one boundary and across boundaries.
     shrinking : bool
-        Every min(n, 1000) steps, drop the entries that can be in no violating pair
+        Every ``shrink_every`` steps, drop the entries that can be in no violating pair
         from the scans, and the rows left with no entry from the updates of G; before
         stopping, G is recomputed on those rows (:func:`_restore`) and the loop goes
         on if any entry violates.
+    shrink_first : bool
+        With ``shrinking``, shrink once before the first step (G is exact on every row
+        when the driver starts a round), so that a round of the outer active set does
+        not start with every entry active.
+    shrink_every : int
+        Steps between two shrinks (capped at n).
     kind, gram, X, sqnorm, params, rows, slot_of, owner, stamp, counters
         The kernel-row cache (:meth:`~nordicstats.solvers.smo_core.RowCache.arrays`);
         ``counters[6]`` and ``[7]`` count the entries dropped and the restores.
@@ -295,17 +317,28 @@ def nordic0_smo_loop(Y, U, alpha, gamma, G, H, diag, KF, JF, LF, S_root, chain, 
         act[k] = np.arange(n)
     nact, is_act = np.full(m, n, np.int64), np.ones((m, n), np.bool_)
     live, nlive = np.arange(n), n
+    KF_live, KFL = np.empty_like(KF), KF
     no_phi = np.zeros((1, 1))
-    shrink_every = min(n, 1000)
+    shrink_every = max(min(n, shrink_every), 1)
     countdown, shrunk = shrink_every, 0
     for k in range(m):
         _scan_alpha_active(k, act, nact, Y, U, alpha, G, up_val, up_arg, low_val, low_arg)
+    if shrinking and shrink_first:
+        _shrink(chain, False, 0, 0.0, gamma, Y, U, alpha, no_phi, G, up_val, low_val, act,
+                nact, is_act)
+        nlive = _sparse_lists(is_act, act, nact, live)
+        KFL = _compact_free_rows(KF, live, nlive, KF_live)
+        shrunk = m * n - nact.sum()
+        counters[6] += shrunk
+        for k in range(m):
+            _scan_alpha_active(k, act, nact, Y, U, alpha, G, up_val, up_arg, low_val, low_arg)
     it = 0
     while True:
         best, a, c = _best_pair(m, chain, gamma, up_val, up_arg, low_val, low_arg)
         if (best <= tol or it >= max_iter) and shrunk > 0:
             # re-check the dropped entries before stopping
             nlive = _restore(H, KF, JF, LF, S_root, G, act, nact, is_act, live)
+            KFL = KF
             counters[7] += 1
             shrunk, countdown = 0, shrink_every
             for k in range(m):
@@ -335,7 +368,7 @@ def nordic0_smo_loop(Y, U, alpha, gamma, G, H, diag, KF, JF, LF, S_root, chain, 
             for r in range(n):
                 H[a, r] += t * Ki[r]
                 H[c, r] -= t * Kj[r]
-            _shift_gradient(t, Ki, Kj, m, KF, JF, S_root, R_i, G, free_sum, common, tail,
+            _shift_gradient(t, Ki, Kj, m, KFL, JF, S_root, R_i, G, free_sum, common, tail,
                             live, nlive)
         if shrinking:
             countdown -= 1
@@ -344,6 +377,7 @@ def nordic0_smo_loop(Y, U, alpha, gamma, G, H, diag, KF, JF, LF, S_root, chain, 
                 _shrink(chain, False, 0, 0.0, gamma, Y, U, alpha, no_phi, G, up_val, low_val,
                         act, nact, is_act)
                 nlive = _sparse_lists(is_act, act, nact, live)
+                KFL = _compact_free_rows(KF, live, nlive, KF_live)
                 dropped = m * n - nact.sum()
                 counters[6] += dropped - shrunk
                 shrunk = dropped
