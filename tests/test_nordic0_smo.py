@@ -65,6 +65,17 @@ def _problem(kind, n, K, C, seed, weighted):
     return rbf_problem(n, K, 1.0, C, seed)
 
 
+def assert_matches_references(result, dense_problem, reference=None, other=None):
+    """``result`` reaches Clarabel's primal optimum and ``active_set``'s decision values
+    on ``dense_problem`` (references computed here unless passed in)."""
+    reference = solve_primal(dense_problem) if reference is None else reference
+    other = solve(dense_problem, solver="active_set") if other is None else other
+    assert result.objective == pytest.approx(reference, rel=OBJ_RTOL)
+    np.testing.assert_allclose(
+        dense_problem.decision_values(result.dual_coef, result.intercept),
+        dense_problem.decision_values(other.dual_coef, other.intercept), atol=DECISION_ATOL)
+
+
 @pytest.mark.parametrize("kind,n,K,C,seed,weighted", CASES)
 def test_matches_clarabel_and_the_active_set_solver(kind, n, K, C, seed, weighted):
     problem = _problem(kind, n, K, C, seed, weighted)
@@ -165,11 +176,7 @@ def test_shrinking_on_and_off_reach_clarabel_and_the_active_set_optimum(cache_mb
     other = solve(dense_problem, solver="active_set")
     for result in (on, off):
         assert result.certificate.certified
-        assert result.objective == pytest.approx(reference, rel=OBJ_RTOL)
-        np.testing.assert_allclose(
-            dense_problem.decision_values(result.dual_coef, result.intercept),
-            dense_problem.decision_values(other.dual_coef, other.intercept),
-            atol=DECISION_ATOL)
+        assert_matches_references(result, dense_problem, reference, other)
 
 
 @pytest.mark.parametrize("each_round", [False, True])
@@ -184,11 +191,7 @@ def test_shrinking_at_each_round_start_reaches_clarabel_and_the_active_set_optim
     result = solve(lazy_problem, solver="nordic0_smo", cache_mb=0.01, shrinking=True)
     assert result.status == "optimal" and result.info["rounds"] > 5
     assert result.info["shrinking"]["dropped"] > 0 and result.certificate.certified
-    assert result.objective == pytest.approx(solve_primal(dense_problem), rel=OBJ_RTOL)
-    other = solve(dense_problem, solver="active_set")
-    np.testing.assert_allclose(
-        dense_problem.decision_values(result.dual_coef, result.intercept),
-        dense_problem.decision_values(other.dual_coef, other.intercept), atol=DECISION_ATOL)
+    assert_matches_references(result, dense_problem)
 
 
 def test_gradient_update_on_compacted_live_rows_is_the_full_one():
@@ -247,11 +250,7 @@ def test_rows_on_demand_at_large_c_match_clarabel_and_the_active_set_solver(cach
     assert result.status == "optimal" and result.info["free_increments"] > 0
     slots = 160 if cache_mb is None else 8
     assert result.info["cache_bytes"] == slots * 160 * 8
-    assert result.objective == pytest.approx(solve_primal(dense_problem), rel=OBJ_RTOL)
-    other = solve(dense_problem, solver="active_set")
-    np.testing.assert_allclose(
-        dense_problem.decision_values(result.dual_coef, result.intercept),
-        dense_problem.decision_values(other.dual_coef, other.intercept), atol=DECISION_ATOL)
+    assert_matches_references(result, dense_problem)
 
 
 def test_batch_drops_and_reused_free_rows_keep_the_free_set_consistent():
