@@ -198,10 +198,10 @@ def test_bsvm_polishes_to_libsvm_kkt(always_polish):
 
 
 def test_polishing_waits_for_smo_work_worth_its_cost(monkeypatch):
-    # n = 80: an SMO step (~80 units) is cheap against a face of ~380 variables
-    # (3 x 380^3 / 320 units), so the default path runs more SMO steps before it
+    # n = 150: an SMO step (150 units) is cheap against a face of ~480 variables
+    # (3 x 2 x 480^2 units), so the default path runs more SMO steps before it
     # polishes than the path that polishes after every tolerance; both certify
-    problem = rbf_problem(80, 7, 16.0, seed=2)
+    problem = rbf_problem(150, 7, 16.0, seed=2)
     default = solve_smo(problem)
     monkeypatch.setattr(smo, "EXPECTED_ROUNDS", 0)
     every = solve_smo(problem)

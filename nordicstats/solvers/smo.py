@@ -40,7 +40,7 @@ solve:
   is the dual's optimum (every KKT condition holds) or meets the certificate's
   tolerances, and the loop stops there.  A polishing step is tried only when the SMO
   work since the last one (steps x n) reaches its expected cost (3 rounds x
-  ``|face|^3 / 320``), so polishing at most about doubles the time where it does not pay;
+  ``ROUND_COST |face|^2``), so polishing at most about doubles the time where it does not pay;
   the last phase waits for a pair tolerance of 1e-5, also when the gap is met first.
   Every decision counts steps and sizes, never seconds: the path is deterministic.
 
@@ -85,6 +85,11 @@ MAX_POLISH_ROUNDS = 16
 TOL_FACTOR, POLISH_TOL_FACTOR = 10.0, 10.0 ** 0.5
 # rounds of the active set a polishing step is expected to take (for its cost)
 EXPECTED_ROUNDS = 3
+# cost of one round in SMO work units (steps x n) per |face|^2.  Measured at n = 1,000
+# (one process): a round of the block-tridiagonal polishing 10-18 |face|^2 ns for faces
+# of 600-2,000 variables (quadratic: kernel blocks and products dominate, the block
+# factor is (K-1) (|face| / (K-1))^3), an SMO step ~9 n ns at K = 7
+ROUND_COST = 2.0
 # while polishing, the pair tolerance at which the last phase (noncrossing residuals to
 # half the certificate's tolerance) may start, as without polishing
 LAST_PHASE_TOL = 1e-5
@@ -277,13 +282,12 @@ def _polish_work(problem, alpha, phi, gamma, G, tol):
     A polishing step is tried only when the SMO steps since the last one did at least
     this much work, so that polishing at most doubles the time where it does not pay
     (heavy class overlap at small C: thousands of free alphas, and no face guess settles).
-    Measured (n = 1,000, K = 7, one run): an SMO step costs ~24 n ns, a round of the
-    active set (factorisation, Hessian, kernel blocks, refinement) ~0.075 size^3 ns;
-    a polishing step that settles takes 3-7 rounds, one that does not stops after 3.
+    A round costs ``ROUND_COST size^2`` units; a polishing step that settles takes 3-7
+    rounds, one that does not stops after 3.
     """
     size = face_size(problem, alpha.T, phi.T, gamma, G.T, intercepts_by_pooling(problem, G.T),
                      near=tol)
-    return EXPECTED_ROUNDS * float(size) ** 3 / 320.0
+    return EXPECTED_ROUNDS * ROUND_COST * float(size) ** 2
 
 
 def _meets_certificate(problem, alpha, phi, G):
