@@ -77,10 +77,11 @@ NORDIC2_ROWS = "nordic2_tail.jsonl"  # NORDIC-2 rows of the current branch and b
 # NORDIC-0 by active_set, NORDIC-2 by primal LPs), kernel_nordic0_smo.jsonl (NORDIC-0
 # by SMO), nordic2_dual_lp.jsonl (NORDIC-2's dual cutting-plane LPs), NORDIC2_ROWS,
 # kernel_polish.jsonl (NORDIC-1 with active-set polishing), kernel_tail.jsonl (NORDIC-1
-# with shrinking and a row cache sized to the problem), kernel_nordic0_tail.jsonl
-# (NORDIC-0 by SMO with the coarse tier at 1)
+# with shrinking and a row cache sized to the problem), kernel_tail3.jsonl (NORDIC-1
+# with the block-tridiagonal polishing), kernel_nordic0_tail.jsonl (NORDIC-0 by SMO with
+# the coarse tier at 1)
 KERNEL_FILES = ("kernel.jsonl", "kernel_nordic0_smo.jsonl", "nordic2_dual_lp.jsonl",
-                NORDIC2_ROWS, "kernel_polish.jsonl", "kernel_tail.jsonl",
+                NORDIC2_ROWS, "kernel_polish.jsonl", "kernel_tail.jsonl", "kernel_tail3.jsonl",
                 "kernel_nordic0_tail.jsonl", "kernel_nordic0_shrink.jsonl")
 BETA5 = np.array([1.0, 0.625, 0.25, -0.125, -0.5])
 # The libsvm baseline is the fastest of this many runs: on a shared machine one run of
