@@ -34,8 +34,8 @@ face (duplicated rows, a phi and both alphas of one row free) the refinement end
 the solution nearest the starting point.  Ordered by boundary (the alphas of boundary
 k with the phis between k and k+1), H is block tridiagonal -- phi_ik meets boundaries
 k and k+1 only -- so it is factorised block by block (:class:`BlockTridiagonalCholesky`,
-about (K-1) (size / (K-1))^3 flops instead of size^3 / 3) and multiplied through K_SS,
-never formed.
+about 7/3 (K-1) (size / (K-1))^3 flops instead of size^3 / 3) and multiplied through
+K_SS, never formed.
 
 The face is guessed from the SMO point (the variables strictly inside their bounds,
 and those within the SMO tolerance of binding) and corrected by a primal-dual active
@@ -514,8 +514,9 @@ class BlockTridiagonalCholesky:
     With the blocks B_1, ..., B_q (index arrays partitioning the variables) and
     M_kl = 0 for |k - l| > 1, M = L L' with L block lower bidiagonal:
     L_kk L_kk' = M_kk - C_k C_k', C_k+1 = M_k+1,k L_kk^-T (block Thomas algorithm,
-    Golub & Van Loan 2013, Section 4.5.1), about (q) (block^3) flops instead of
-    (q block)^3 / 3, and no dense H.
+    Golub & Van Loan 2013, Section 4.5.1): for q blocks of b variables about 7/3 q b^3
+    flops (a factor, a triangular solve and a product per block) instead of (q b)^3 / 3,
+    and no dense H.
 
     Parameters
     ----------
