@@ -164,8 +164,8 @@ def solve_smo(problem, start="zero", warm_start=None, cache_mb=None,
             break
         steps_since_polish += it
         if polish and len(polishes) < MAX_POLISH_ROUNDS and steps_since_polish * n >= (
-                _polish_work(problem, alpha, phi, gamma, G, tol)):
-            polishes.append(_polish(problem, alpha, phi, gamma, G, tol))
+                _polish_work(problem, alpha, phi, gamma)):
+            polishes.append(_polish(problem, alpha, phi, gamma, G))
             steps_since_polish = 0
             if _meets_certificate(problem, alpha.T, phi.T, G.T):
                 break
@@ -263,11 +263,11 @@ def _row_cache(gram, cache_mb):
     return RowCache(None, gram, "precomputed")
 
 
-def _polish(problem, alpha, phi, gamma, G, tol):
+def _polish(problem, alpha, phi, gamma, G):
     """One polishing step on the boundary-major arrays, taken (in place) when its
     candidate lowers the dual objective or meets the certificate's tolerances."""
     step, candidate = polish_step(problem, alpha.T, phi.T, gamma, G.T,
-                                  intercepts_by_pooling(problem, G.T), near=tol)
+                                  intercepts_by_pooling(problem, G.T))
     if candidate is None or not ((step.descent and step.converged) or _meets_certificate(
             problem, candidate["alpha"], candidate["phi"], candidate["G"])):
         return step
@@ -276,7 +276,7 @@ def _polish(problem, alpha, phi, gamma, G, tol):
     return dataclasses.replace(step, accepted=True)
 
 
-def _polish_work(problem, alpha, phi, gamma, G, tol):
+def _polish_work(problem, alpha, phi, gamma):
     """Expected cost of a polishing step in SMO work units (steps x n).
 
     A polishing step is tried only when the SMO steps since the last one did at least
@@ -285,8 +285,7 @@ def _polish_work(problem, alpha, phi, gamma, G, tol):
     A round costs ``ROUND_COST size^2`` units; a polishing step that settles takes 3-7
     rounds, one that does not stops after 3.
     """
-    size = face_size(problem, alpha.T, phi.T, gamma, G.T, intercepts_by_pooling(problem, G.T),
-                     near=tol)
+    size = face_size(problem, alpha.T, phi.T, gamma)
     return EXPECTED_ROUNDS * ROUND_COST * float(size) ** 2
 
 
