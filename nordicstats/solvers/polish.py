@@ -130,6 +130,20 @@ class PolishStep:
     accepted: bool = False
 
 
+def _cross_hessian(first, second, K_block):
+    """M_first' (I (x) K_block) M_second: the Hessian between the variables of two faces
+    (or blocks of one; ``entries``, ``size`` and ``m`` as in :class:`_Face`, K_block = K
+    over the rows of both), boundary by boundary (a variable meets a boundary once)."""
+    var, row, bound, coef = first.entries
+    o_var, o_row, o_bound, o_coef = second.entries
+    H = np.zeros((first.size, second.size))
+    for k in range(first.m):
+        on, o_on = bound == k, o_bound == k
+        H[np.ix_(var[on], o_var[o_on])] += (K_block[np.ix_(row[on], o_row[o_on])]
+                                            * np.outer(coef[on], o_coef[o_on]))
+    return H
+
+
 class _Subface:
     """Some variables of a face (an index array ``block``) with their entries of M,
     rows local to the face's rows S (so that K_SS serves every block)."""
@@ -143,7 +157,8 @@ class _Subface:
         self.entries = (local[var[on]], row[on], bound[on], coef[on])
 
     def cross_hessian(self, other, K_SS):
-        return _Face.cross_hessian(self, other, K_SS)
+        """:func:`_cross_hessian` of this block and another."""
+        return _cross_hessian(self, other, K_SS)
 
 
 class _Face:
@@ -202,17 +217,8 @@ class _Face:
         return out
 
     def cross_hessian(self, other, K_block):
-        """M' (I (x) K_block) M_other: the Hessian between this face's variables and
-        another's (K_block = K over the rows of both), boundary by boundary (a variable
-        meets a boundary once)."""
-        var, row, bound, coef = self.entries
-        o_var, o_row, o_bound, o_coef = other.entries
-        H = np.zeros((self.size, other.size))
-        for k in range(self.m):
-            on, o_on = bound == k, o_bound == k
-            H[np.ix_(var[on], o_var[o_on])] += (K_block[np.ix_(row[on], o_row[o_on])]
-                                                * np.outer(coef[on], o_coef[o_on]))
-        return H
+        """:func:`_cross_hessian` of this face and another."""
+        return _cross_hessian(self, other, K_block)
 
     def hessian_product(self, K_SS, x):
         """H x = M' vec(K_SS (M x)) without forming H."""
