@@ -31,12 +31,16 @@ the b block, which makes the matrix quasi-definite), through the Cholesky factor
 H + delta I and the (K-1) x (K-1) Schur complement, and iterative refinement against
 the exact matrix (OSQP's polishing: Stellato et al. 2020, Section 4.3); on a singular
 face (duplicated rows, a phi and both alphas of one row free) the refinement ends at
-the solution nearest the starting point.
+the solution nearest the starting point.  Ordered by boundary (the alphas of boundary
+k with the phis between k and k+1), H is block tridiagonal -- phi_ik meets boundaries
+k and k+1 only -- so it is factorised block by block (:class:`BlockTridiagonalCholesky`,
+about 7/3 (K-1) (size / (K-1))^3 flops instead of size^3 / 3) and multiplied through
+K_SS, never formed.
 
-The face is guessed from the SMO point (the variables strictly inside their bounds,
-and those within the SMO tolerance of binding) and corrected by a primal-dual active
-set (Hintermueller, Ito & Kunisch 2002): after each face optimum, free variables past
-a bound are fixed at it and bounded variables whose KKT condition fails are released.
+The face is guessed from the SMO point (the variables strictly inside their bounds)
+and corrected by a primal-dual active set (Hintermueller, Ito & Kunisch 2002): after
+each face optimum, free variables past a bound are fixed at it and bounded variables
+whose KKT condition fails are released.
 When nothing changes, the face optimum satisfies every KKT condition of the dual: it
 is the optimum (:attr:`PolishStep.converged`).  When the changes stop shrinking the
 guess is abandoned.  The caller decides whether to take the candidate; the SMO loop
@@ -45,6 +49,7 @@ continues from its own point otherwise.  Design and measurements: docs/notes/sca
 
 from __future__ import annotations
 
+import functools
 import time
 from dataclasses import dataclass
 
@@ -59,12 +64,16 @@ __all__ = ["PolishStep", "polish_step", "face_size", "dual_expansion", "solve_kk
 PROXIMAL = 1e-9
 REFINEMENT_STEPS = 12
 # face optima per polishing step (primal-dual active set rounds)
-ACTIVE_SET_ROUNDS = 8
+ACTIVE_SET_ROUNDS = 16
 # a round must cut the changes of the active set to this fraction of the round before,
 # else the guess is abandoned.  Measured (n = 1,000, K = 7): the rounds that converge
 # cut them by 20-75% (229, 130, 38, 11, 3, 0; 135, 107, 56, 15, 9, 2, 0), those that do
-# not by 5% after the first (1299, 940, 890, 837, ...; 633, 504, 485, ...)
-SETTLING = 0.85
+# not by ~5% after the first (1299, 940, 890, 837, ...; 633, 504, 485, ...).  With 8
+# rounds and 0.85 (before the block factor made rounds cheap) heavy overlap gave up on
+# faces that settle later: 16 and 0.95 took 752,491 SMO steps instead of 885,395 over 36
+# fits at n = 1,000 (overlap K = 7, C = 2^-2: 23,150 against 76,755; K = 5, C = 2^3:
+# 24,741 against 44,374), CPU-time ratios summed 146.7 against 159.3
+SETTLING = 0.95
 # ... unless a round changes at most this many variables (the last few bounded variables
 # of a nearly right face may swap between rounds before the set settles)
 FEW_CHANGES = 50
@@ -119,6 +128,37 @@ class PolishStep:
     released: int = 0
     converged: bool = False
     accepted: bool = False
+
+
+def _cross_hessian(first, second, K_block):
+    """M_first' (I (x) K_block) M_second: the Hessian between the variables of two faces
+    (or blocks of one; ``entries``, ``size`` and ``m`` as in :class:`_Face`, K_block = K
+    over the rows of both), boundary by boundary (a variable meets a boundary once)."""
+    var, row, bound, coef = first.entries
+    o_var, o_row, o_bound, o_coef = second.entries
+    H = np.zeros((first.size, second.size))
+    for k in range(first.m):
+        on, o_on = bound == k, o_bound == k
+        H[np.ix_(var[on], o_var[o_on])] += (K_block[np.ix_(row[on], o_row[o_on])]
+                                            * np.outer(coef[on], o_coef[o_on]))
+    return H
+
+
+class _Subface:
+    """Some variables of a face (an index array ``block``) with their entries of M,
+    rows local to the face's rows S (so that K_SS serves every block)."""
+
+    def __init__(self, face, block):
+        var, row, bound, coef = face.entries
+        local = np.full(face.size, -1)
+        local[block] = np.arange(block.size)
+        on = local[var] >= 0
+        self.m, self.size = face.m, block.size
+        self.entries = (local[var[on]], row[on], bound[on], coef[on])
+
+    def cross_hessian(self, other, K_SS):
+        """:func:`_cross_hessian` of this block and another."""
+        return _cross_hessian(self, other, K_SS)
 
 
 class _Face:
@@ -176,15 +216,31 @@ class _Face:
         np.add.at(out, var, coef * W[row, bound])
         return out
 
-    def hessian(self, K_SS):
-        """H = M' (I (x) K_SS) M, boundary by boundary (a variable meets a boundary once)."""
-        var, row, bound, coef = self.entries
-        H = np.zeros((self.size, self.size))
-        for k in range(self.m):
-            on = bound == k
-            p, r, c = var[on], row[on], coef[on]
-            H[np.ix_(p, p)] += K_SS[np.ix_(r, r)] * np.outer(c, c)
-        return H
+    def cross_hessian(self, other, K_block):
+        """:func:`_cross_hessian` of this face and another."""
+        return _cross_hessian(self, other, K_block)
+
+    def hessian_product(self, K_SS, x):
+        """H x = M' vec(K_SS (M x)) without forming H."""
+        return self.transpose_omega(K_SS @ self.omega(x))
+
+    def blocks(self):
+        """Variables by boundary block: the alphas of boundary k with the phis between
+        k and k+1, then the gammas (which move no Omega).  H couples a block only with
+        its neighbours (phi_k meets boundaries k and k+1), so it is block tridiagonal."""
+        na = self.alpha_index[0].size
+        blocks = [np.r_[np.flatnonzero(self.alpha_index[1] == k),
+                        na + np.flatnonzero(self.phi_index[1] == k)] for k in range(self.m)]
+        blocks.append(self.n_omega + np.arange(self.kg.size))
+        return [b for b in blocks if b.size]
+
+    def block_factor(self, K_SS):
+        """:class:`BlockTridiagonalCholesky` of H + delta I over :meth:`blocks`."""
+        blocks = self.blocks()
+        subfaces = [_Subface(self, block) for block in blocks]
+        diagonal = [sub.cross_hessian(sub, K_SS) for sub in subfaces]
+        below = [low.cross_hessian(up, K_SS) for up, low in zip(subfaces, subfaces[1:])]
+        return BlockTridiagonalCholesky(blocks, diagonal, below)
 
     def equality_rows(self, Y):
         """A (K-1, size): y_ik for alpha_ik in row k; +1, -1 in rows k, k+1 for gamma_k."""
@@ -197,7 +253,7 @@ class _Face:
         return A
 
 
-def polish_step(problem, alpha, phi, gamma, G, intercepts, near=0.0):
+def polish_step(problem, alpha, phi, gamma, G, intercepts):
     """The optimum of the dual over a face guessed from a dual feasible point.
 
     Parameters
@@ -211,11 +267,6 @@ def polish_step(problem, alpha, phi, gamma, G, intercepts, near=0.0):
         K Omega at the point.
     intercepts : ndarray of shape (K-1,)
         Current estimate of b (the start of the refinement).
-    near : float, default=0.0
-        Bounded variables whose constraint is within ``near`` of binding join the
-        first face (an alpha at a bound with ``|y_ik (G_ik + b_k) - 1| <= near``, a
-        zero phi with ``|G_ik - G_i,k+1| <= near``, a zero gamma with
-        ``|b_k - b_k+1| <= near``).
 
     Returns
     -------
@@ -228,7 +279,7 @@ def polish_step(problem, alpha, phi, gamma, G, intercepts, near=0.0):
     """
     clock = time.perf_counter()
     Y, U = problem.signs, problem.upper_bounds
-    free = _near_masks(Y, U, alpha, phi, gamma, G, intercepts, near)
+    free = _interior_masks(U, alpha, phi, gamma)
     point = {"alpha": alpha.copy(), "phi": phi.copy(), "gamma": gamma.copy()}
     base_omega = dual_expansion(Y, alpha, phi)
     base_value = _dual_value(base_omega, G, alpha)
@@ -282,25 +333,22 @@ def polish_step(problem, alpha, phi, gamma, G, intercepts, near=0.0):
                       released=released, converged=converged), best
 
 
-def face_size(problem, alpha, phi, gamma, G, intercepts, near=0.0):
-    """Variables of the first face :func:`polish_step` would solve (same arguments).
+def face_size(problem, alpha, phi, gamma):
+    """Variables of the first face :func:`polish_step` would solve: those strictly inside
+    their bounds.  The order of its KKT system less K-1."""
+    return int(sum(int(mask.sum()) for mask in _interior_masks(problem.upper_bounds, alpha,
+                                                                 phi, gamma)))
 
-    The order of its KKT system less K-1; its cost grows as the cube of it.
+
+def _interior_masks(U, alpha, phi, gamma):
+    """Free variables of the first face: 0 < alpha < U, phi > 0, gamma > 0.
+
+    Measured (n = 1,000, 36 fits): adding the bounded variables within the pair
+    tolerance of binding, as before, bloated the first face under heavy overlap (1,878
+    variables of which 1,215 were fixed again at overlap, K = 7, C = 2^3) and cost
+    752,491 SMO steps against 597,222 without.
     """
-    masks = _near_masks(problem.signs, problem.upper_bounds, alpha, phi, gamma, G,
-                        np.asarray(intercepts, dtype=float), near)
-    return int(sum(int(mask.sum()) for mask in masks))
-
-
-def _near_masks(Y, U, alpha, phi, gamma, G, b, near):
-    """Free variables of the first face: inside their bounds, or within ``near`` of it."""
-    F = G + b
-    # an alpha with U = 0 (a row of weight 0) is fixed at 0 whatever its margin
-    free_alpha = ((alpha > 0.0) & (alpha < U)) | ((np.abs(Y * F - 1.0) <= near) & (U > 0.0))
-    if phi.shape[1] == 0:  # BSVM has no phi and no gamma
-        return free_alpha, phi > 0.0, gamma > 0.0
-    return (free_alpha, (phi > 0.0) | (np.abs(G[:, :-1] - G[:, 1:]) <= near),
-            (gamma > 0.0) | (np.abs(b[:-1] - b[1:]) <= near))
+    return (alpha > 0.0) & (alpha < U), phi > 0.0, gamma > 0.0
 
 
 def _face_optimum(problem, face, point, G, base_omega, intercepts):
@@ -308,6 +356,8 @@ def _face_optimum(problem, face, point, G, base_omega, intercepts):
 
     G_fixed = K Omega_fixed on the rows S of the face comes from the G of the base
     point: G_S - K[S, R] (Omega_base - Omega_fixed)_R over the rows R where they differ.
+    H is block tridiagonal in the face's boundary blocks (:meth:`_Face.blocks`): it is
+    factorised block by block and multiplied through K_SS, never formed.
     """
     Y = problem.signs
     fixed = {k: x.copy() for k, x in point.items()}
@@ -315,12 +365,15 @@ def _face_optimum(problem, face, point, G, base_omega, intercepts):
     face.assign(np.zeros(face.size), fixed["alpha"], fixed["phi"], fixed["gamma"])
     rows, diff = _changed_rows(base_omega, dual_expansion(Y, fixed["alpha"], fixed["phi"]))
     G_fixed = G[face.rows] - gram_block(problem.gram, face.rows, rows) @ diff
-    H, A = face.hessian(gram_block(problem.gram, face.rows, face.rows)), face.equality_rows(Y)
+    K_SS, A = gram_block(problem.gram, face.rows, face.rows), face.equality_rows(Y)
     c = face.transpose_omega(G_fixed)
     c[:face.alpha_index[0].size] -= 1.0
     # H v + A'b = -c,  A v = -(the fixed part of the equality rows)
     rhs = np.r_[-c, -_equality_values(Y, fixed["alpha"], fixed["gamma"])]
-    x, residual = solve_kkt(H, A, rhs, np.r_[start, intercepts])
+    kkt = RegularisedKKT(face.block_factor(K_SS), A)
+    x, residual = _refine(lambda x: np.r_[face.hessian_product(K_SS, x[:face.size])
+                                          + A.T @ x[face.size:], A @ x[:face.size]],
+                          kkt.solve, rhs, np.r_[start, intercepts])
     return x[:face.size], x[face.size:], residual
 
 
@@ -384,20 +437,14 @@ def solve_kkt(H, A, rhs, start):
     polishings use it: NORDIC-1's faces here and NORDIC-0's Newton steps
     (:mod:`nordicstats.solvers.nordic0_polish`).
     """
-    nv = H.shape[0]
-    delta = PROXIMAL * max(1.0, float(np.max(np.abs(np.diag(H)), initial=1.0)))
-    factor = scipy.linalg.cho_factor(H + delta * np.eye(nv), check_finite=False)
-    H_inv_At = scipy.linalg.cho_solve(factor, A.T, check_finite=False)
-    schur = A @ H_inv_At + delta * np.eye(A.shape[0])
+    factor = RegularisedKKT(DenseCholesky(H), A)
+    return _refine(lambda x: np.r_[H @ x[:factor.size] + A.T @ x[factor.size:],
+                                   A @ x[:factor.size]], factor.solve, rhs, start)
 
-    def regularised_solve(r):
-        z = scipy.linalg.cho_solve(factor, r[:nv], check_finite=False)
-        b = np.linalg.solve(schur, A @ z - r[nv:])
-        return np.r_[z - H_inv_At @ b, b]
 
-    def kkt_product(x):
-        return np.r_[H @ x[:nv] + A.T @ x[nv:], A @ x[:nv]]
-
+def _refine(kkt_product, regularised_solve, rhs, start):
+    """Iterative refinement of [H A'; A 0] x = rhs from ``start``: x += P^-1 (rhs - KKT x)
+    with P the regularised matrix; (x, max |residual| / max(1, max |rhs|))."""
     x = start.astype(float)
     scale = max(1.0, float(np.max(np.abs(rhs), initial=0.0)))
     residual = rhs - kkt_product(x)
@@ -407,6 +454,104 @@ def solve_kkt(H, A, rhs, start):
         x += regularised_solve(residual)
         residual = rhs - kkt_product(x)
     return x, float(np.max(np.abs(residual), initial=0.0)) / scale
+
+
+class RegularisedKKT:
+    """The quasi-definite P = [H + delta I, A'; A, -delta I] solved through a factor of
+    M = H + delta I and the (K-1) x (K-1) Schur complement A M^-1 A' + delta I.
+
+    Parameters
+    ----------
+    factor : object
+        ``solve(B) -> M^-1 B`` (:class:`DenseCholesky` or
+        :class:`BlockTridiagonalCholesky`), with ``size`` and ``delta``.
+    A : ndarray of shape (m, size)
+
+    Examples
+    --------
+    >>> H, A = np.array([[2.0, 1.0], [1.0, 2.0]]), np.array([[1.0, 1.0]])
+    >>> x = RegularisedKKT(DenseCholesky(H), A).solve(np.array([1.0, 0.0, 0.0]))
+    >>> bool(np.allclose(x, [0.5, -0.5, 0.5]))
+    True
+    """
+
+    def __init__(self, factor, A):
+        self.factor, self.A, self.size = factor, A, factor.size
+        self.H_inv_At = factor.solve(A.T)
+        self.schur = A @ self.H_inv_At + factor.delta * np.eye(A.shape[0])
+
+    def solve(self, r):
+        """P^-1 r for r = (v part, b part)."""
+        z = self.factor.solve(r[:self.size])
+        b = np.linalg.solve(self.schur, self.A @ z - r[self.size:])
+        return np.r_[z - self.H_inv_At @ b, b]
+
+
+def _proximal_delta(diagonal):
+    """delta = PROXIMAL times the largest |diagonal| of H (at least PROXIMAL)."""
+    return PROXIMAL * max(1.0, float(np.max(np.abs(diagonal), initial=1.0)))
+
+
+class DenseCholesky:
+    """Cholesky factor of M = H + delta I (dense; delta by :func:`_proximal_delta`)."""
+
+    def __init__(self, H):
+        self.size, self.delta = H.shape[0], _proximal_delta(np.diag(H))
+        shifted = H.copy()
+        shifted.flat[::self.size + 1] += self.delta
+        self.factor = scipy.linalg.cho_factor(shifted, check_finite=False, overwrite_a=True)
+
+    def solve(self, B):
+        """M^-1 B."""
+        return scipy.linalg.cho_solve(self.factor, B, check_finite=False)
+
+
+class BlockTridiagonalCholesky:
+    """Cholesky factor of a block tridiagonal M = H + delta I.
+
+    With the blocks B_1, ..., B_q (index arrays partitioning the variables) and
+    M_kl = 0 for |k - l| > 1, M = L L' with L block lower bidiagonal:
+    L_kk L_kk' = M_kk - C_k C_k', C_k+1 = M_k+1,k L_kk^-T (block Thomas algorithm,
+    Golub & Van Loan 2013, Section 4.5.1): for q blocks of b variables about 7/3 q b^3
+    flops (a factor, a triangular solve and a product per block) instead of (q b)^3 / 3,
+    and no dense H.
+
+    Parameters
+    ----------
+    blocks : list of array of int
+    diagonal : list of ndarray
+        H_kk.
+    below : list of ndarray
+        H_k+1,k (q - 1 of them).
+    """
+
+    def __init__(self, blocks, diagonal, below):
+        self.blocks, self.size = blocks, int(sum(b.size for b in blocks))
+        self.delta = _proximal_delta(np.concatenate([np.diag(D) for D in diagonal]))
+        self.chol, self.coupling = [], [None]
+        for k, D in enumerate(diagonal):
+            D = D + self.delta * np.eye(D.shape[0])
+            if k:
+                C = scipy.linalg.solve_triangular(self.chol[-1], below[k - 1].T, lower=True,
+                                                  check_finite=False).T
+                self.coupling.append(C)
+                D -= C @ C.T
+            self.chol.append(scipy.linalg.cholesky(D, lower=True, check_finite=False))
+
+    def solve(self, B):
+        """M^-1 B (B of shape (size,) or (size, r))."""
+        tri = functools.partial(scipy.linalg.solve_triangular, lower=True, check_finite=False)
+        y = []
+        for k, block in enumerate(self.blocks):
+            rhs = B[block] if not k else B[block] - self.coupling[k] @ y[-1]
+            y.append(tri(self.chol[k], rhs))
+        out = np.empty_like(B, dtype=float)
+        x = None
+        for k in range(len(self.blocks) - 1, -1, -1):
+            rhs = y[k] if x is None else y[k] - self.coupling[k + 1].T @ x
+            x = tri(self.chol[k], rhs, trans="T")
+            out[self.blocks[k]] = x
+        return out
 
 
 def _update_gradient(gram, G, rows, delta_omega):

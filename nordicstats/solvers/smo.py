@@ -40,7 +40,7 @@ solve:
   is the dual's optimum (every KKT condition holds) or meets the certificate's
   tolerances, and the loop stops there.  A polishing step is tried only when the SMO
   work since the last one (steps x n) reaches its expected cost (3 rounds x
-  ``|face|^3 / 320``), so polishing at most about doubles the time where it does not pay;
+  ``ROUND_COST |face|^2``), so polishing at most about doubles the time where it does not pay;
   the last phase waits for a pair tolerance of 1e-5, also when the gap is met first.
   Every decision counts steps and sizes, never seconds: the path is deterministic.
 
@@ -85,6 +85,11 @@ MAX_POLISH_ROUNDS = 16
 TOL_FACTOR, POLISH_TOL_FACTOR = 10.0, 10.0 ** 0.5
 # rounds of the active set a polishing step is expected to take (for its cost)
 EXPECTED_ROUNDS = 3
+# cost of one round in SMO work units (steps x n) per |face|^2.  Measured at n = 1,000
+# (one process): a round of the block-tridiagonal polishing 10-18 |face|^2 ns for faces
+# of 600-2,000 variables (quadratic: kernel blocks and products dominate, the block
+# factor is (K-1) (|face| / (K-1))^3), an SMO step ~9 n ns at K = 7
+ROUND_COST = 2.0
 # while polishing, the pair tolerance at which the last phase (noncrossing residuals to
 # half the certificate's tolerance) may start, as without polishing
 LAST_PHASE_TOL = 1e-5
@@ -159,8 +164,8 @@ def solve_smo(problem, start="zero", warm_start=None, cache_mb=None,
             break
         steps_since_polish += it
         if polish and len(polishes) < MAX_POLISH_ROUNDS and steps_since_polish * n >= (
-                _polish_work(problem, alpha, phi, gamma, G, tol)):
-            polishes.append(_polish(problem, alpha, phi, gamma, G, tol))
+                _polish_work(problem, alpha, phi, gamma)):
+            polishes.append(_polish(problem, alpha, phi, gamma, G))
             steps_since_polish = 0
             if _meets_certificate(problem, alpha.T, phi.T, G.T):
                 break
@@ -258,11 +263,11 @@ def _row_cache(gram, cache_mb):
     return RowCache(None, gram, "precomputed")
 
 
-def _polish(problem, alpha, phi, gamma, G, tol):
+def _polish(problem, alpha, phi, gamma, G):
     """One polishing step on the boundary-major arrays, taken (in place) when its
     candidate lowers the dual objective or meets the certificate's tolerances."""
     step, candidate = polish_step(problem, alpha.T, phi.T, gamma, G.T,
-                                  intercepts_by_pooling(problem, G.T), near=tol)
+                                  intercepts_by_pooling(problem, G.T))
     if candidate is None or not ((step.descent and step.converged) or _meets_certificate(
             problem, candidate["alpha"], candidate["phi"], candidate["G"])):
         return step
@@ -271,19 +276,18 @@ def _polish(problem, alpha, phi, gamma, G, tol):
     return dataclasses.replace(step, accepted=True)
 
 
-def _polish_work(problem, alpha, phi, gamma, G, tol):
+def _polish_work(problem, alpha, phi, gamma):
     """Expected cost of a polishing step in SMO work units (steps x n).
 
     A polishing step is tried only when the SMO steps since the last one did at least
     this much work, so that polishing at most doubles the time where it does not pay
     (heavy class overlap at small C: thousands of free alphas, and no face guess settles).
-    Measured (n = 1,000, K = 7, one run): an SMO step costs ~24 n ns, a round of the
-    active set (factorisation, Hessian, kernel blocks, refinement) ~0.075 size^3 ns;
-    a polishing step that settles takes 3-7 rounds, one that does not stops after 3.
+    A round costs ``ROUND_COST size^2`` units; ``EXPECTED_ROUNDS`` = 3 rounds are
+    counted (measured at n = 1,000, 18 fits with K = 5, 7: 4-10 rounds per step that
+    settles, 2-10 per step that does not).
     """
-    size = face_size(problem, alpha.T, phi.T, gamma, G.T, intercepts_by_pooling(problem, G.T),
-                     near=tol)
-    return EXPECTED_ROUNDS * float(size) ** 3 / 320.0
+    size = face_size(problem, alpha.T, phi.T, gamma)
+    return EXPECTED_ROUNDS * ROUND_COST * float(size) ** 2
 
 
 def _meets_certificate(problem, alpha, phi, G):
