@@ -44,8 +44,10 @@ optimal basis followed along the solution path in the costs to the target by
 parametric pivots (:mod:`nordicstats.solvers.l1svm_path`, compiled); HiGHS is handed
 the end basis and confirms it (no iteration), and pricing checks every row as before.
 At n = 1,000, C = 2^3-2^4 this halves the root LPs' time (``docs/notes/scaling.md``).
-A path that gives up (a degenerate start: theta = 0 with a whole class on the margin)
-leaves HiGHS to go on from the start's basis.
+The path follows the LP with its margins perturbed by ``PATH_PERTURBATION``, so that
+a degenerate start (theta = 0 with a whole class on the margin, the unbalanced outer
+boundaries) does not stall it; a path that gives up all the same leaves HiGHS to go on
+from the start's basis.
 """
 
 from __future__ import annotations

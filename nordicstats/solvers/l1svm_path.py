@@ -32,7 +32,14 @@ A breakpoint costs two combinations of ``|A|`` rows of Z (s's and f's slopes),
 
 The path is started from an optimal basis at a smaller lambda (HiGHS's,
 :meth:`~nordicstats.solvers.l1svm_lp.BoundaryLP.solve`) and stops at the target.
-It gives up (status other than ``FOLLOWED``) on a run of zero-length steps (ties among
+A degenerate start -- more points on the margin than the |A| + 1 of E, e.g. theta = 0
+with a whole class at y f = 1 -- makes edges of length zero, and the plain path bounces
+among the tied points until it gives up.  With ``perturbation`` it follows the LP whose
+margins are y_i f(x_i) >= 1 + eps_i, the eps_i chosen so that the start stays optimal
+and every nonbasic point strictly feasible (:func:`margin_perturbation`): ties are
+broken, the edges have nonzero length, and the end basis is read back on the LP itself
+(its vertex with margins 1; HiGHS confirms it, or goes on from it if the perturbation
+moved an end point across its margin).  It gives up (status other than ``FOLLOWED``) on a run of zero-length steps (ties among
 degenerate pivots), an edge without a blocking constraint, a pivot near zero or too many
 pivots; the caller then solves the LP by the dual simplex as before.  The end point is
 handed to HiGHS as a basis, which confirms its optimality (``docs/notes/scaling.md``).
@@ -45,8 +52,8 @@ from dataclasses import dataclass
 import numba
 import numpy as np
 
-__all__ = ["PathEnd", "follow_cost_path", "margin_perturbation", "FOLLOWED", "STALLED", "UNBOUNDED_EDGE", "SINGULAR",
-           "STEP_LIMIT", "REFACTOR_EVERY", "MAX_ZERO_STEPS"]
+__all__ = ["PathEnd", "follow_cost_path", "margin_perturbation", "FOLLOWED", "STALLED",
+           "UNBOUNDED_EDGE", "SINGULAR", "STEP_LIMIT", "REFACTOR_EVERY", "MAX_ZERO_STEPS"]
 
 FOLLOWED, STALLED, UNBOUNDED_EDGE, SINGULAR, STEP_LIMIT = 0, 1, 2, 3, 4
 STATUS_TEXT = {FOLLOWED: "followed", STALLED: "stalled", UNBOUNDED_EDGE: "unbounded edge",
@@ -157,9 +164,10 @@ def follow_cost_path(Z, y, u, lam_start, lam_end, point_status, active, sign,
     out = np.zeros(3)  # lam reached, b, steps
     theta_A = np.zeros(capacity)
     try:
+        margins = 1.0 + margin_perturbation(status, perturbation)
         code, m = _follow(Z, ZT, np.asarray(y, dtype=float), np.asarray(u, dtype=float),
-                          1.0 + margin_perturbation(status, perturbation), float(lam_start), float(lam_end), status, E, A, sigma, elbow.size,
-                          int(max_steps or 20 * (n + p)), theta_A, out)
+                          margins, float(lam_start), float(lam_end), status, E, A, sigma,
+                          elbow.size, int(max_steps or 20 * (n + p)), theta_A, out)
     except np.linalg.LinAlgError:  # M singular at a refactorisation
         code, m = SINGULAR, 1
     theta = np.zeros(p)
