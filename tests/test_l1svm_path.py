@@ -24,6 +24,7 @@ from nordicstats.solvers.l1svm_path import follow_cost_path
 pytest.importorskip("highspy")
 
 RTOL = 1e-9
+PERTURBATION = l1svm_lp.PATH_PERTURBATION
 
 
 def start_basis(Z, y, u, lam):
@@ -136,13 +137,13 @@ def test_margin_perturbation_keeps_the_start_optimal():
     Z, signs, u = unbalanced_boundary()
     point_status, active, sign = start_basis(Z, signs, u, 0.02)
     assert active.size == 0 and np.sum(point_status == 2) == 1
-    eps = l1svm_path.margin_perturbation(point_status, 1e-7)
+    eps = l1svm_path.margin_perturbation(point_status, PERTURBATION)
     assert np.all(eps[point_status == 2] == 0.0)
-    assert np.all(np.abs(eps[point_status != 2]) >= 1e-7)
-    assert np.all(np.abs(eps) < 2e-7) and np.unique(eps[point_status == 0]).size == \
+    assert np.all(np.abs(eps[point_status != 2]) >= PERTURBATION)
+    assert np.all(np.abs(eps) < 2 * PERTURBATION) and np.unique(eps[point_status == 0]).size == \
         np.sum(point_status == 0)
     at_start = follow_cost_path(Z, signs, u, 0.02, 0.02, point_status, active, sign,
-                                perturbation=1e-7)
+                                perturbation=PERTURBATION)
     margin = signs * (Z @ at_start.theta + at_start.b) - 1.0  # 0 for the larger class
     assert np.sum(np.abs(margin) < 1e-12) > 90  # 96 of the 150 points
     assert np.all((margin - eps)[point_status == 0] > 0)
@@ -157,22 +158,33 @@ def test_degenerate_start_is_followed_with_perturbed_margins():
     start = start_basis(Z, signs, u, 0.02)
     stalled = follow_cost_path(Z, signs, u, 0.02, 4.0, *start)
     assert stalled.status == l1svm_path.STALLED and stalled.lam < 4.0
-    end = follow_cost_path(Z, signs, u, 0.02, 4.0, *start, perturbation=1e-7)
+    end = follow_cost_path(Z, signs, u, 0.02, 4.0, *start, perturbation=PERTURBATION)
     assert end.followed and end.steps > l1svm_path.MAX_ZERO_STEPS
     assert_matches_full_lp(Z, signs, u, end)
 
 
 @pytest.mark.parametrize("seed", range(3))
 @pytest.mark.parametrize("k", [0, 3])
-def test_overlapping_outer_boundaries(seed, k):
+def test_overlapping_outer_boundaries(seed, k, monkeypatch):
     # the outer boundaries of a heavily overlapping design from C = 1 to 16: degenerate
-    # (the plain path stalls), followed to the full LP's optimum with perturbed margins
+    # (the plain path stalls), followed with perturbed margins.  The path's end basis is
+    # the perturbed LP's optimum, within the perturbation of the LP's own (its objective
+    # moves by at most sum_i |eps_i| mu_i <= 2e-6 u'1 here, 1e-6 relative); HiGHS goes
+    # on from it to the LP's optimum, which matches the full LP to 1e-9
     Z, signs, u = overlapping_outer_boundary(seed, k)
     start = start_basis(Z, signs, u, 1.0)
     assert follow_cost_path(Z, signs, u, 1.0, 16.0, *start).status == l1svm_path.STALLED
-    end = follow_cost_path(Z, signs, u, 1.0, 16.0, *start, perturbation=1e-7)
+    end = follow_cost_path(Z, signs, u, 1.0, 16.0, *start, perturbation=PERTURBATION)
     assert end.followed
-    assert_matches_full_lp(Z, signs, u, end)
+    reference = full_lp(Z, signs, 16.0 * u)
+    assert primal_objective(Z, signs, 16.0 * u, end.theta, end.b) == \
+        pytest.approx(reference, rel=1e-6)
+    monkeypatch.setattr(l1svm_lp, "PATH_START_FRACTION", 1.0 / 16.0)
+    lp = BoundaryLP(Z, signs)
+    theta, b, objective = lp.solve(16.0 * u)
+    assert lp.stats.path_fallbacks == 0 and lp.stats.path_steps == end.steps
+    assert objective == pytest.approx(reference, rel=RTOL)
+    assert primal_objective(Z, signs, 16.0 * u, theta, b) == pytest.approx(objective, rel=RTOL)
 
 
 def test_boundary_lp_follows_a_degenerate_start(monkeypatch):

@@ -85,7 +85,10 @@ USE_COST_PATH = True
 #: The path follows the LP with margins moved by this much (times 1-2, away from each
 #: nonbasic point's side; :func:`~nordicstats.solvers.l1svm_path.margin_perturbation`):
 #: a degenerate start (theta = 0, a whole class on the margin) no longer stalls it.
-PATH_PERTURBATION = 1e-7
+#: At 1e-7 one boundary of 42 (``overlap``, K = 7, C = 2^4) still stalled: a point
+#: that drifted 5e-9 across its moved margin in the incremental updates of f blocked
+#: 51 edges at length 0; 1e-6 and 1e-5 followed it with the same HiGHS iterations.
+PATH_PERTURBATION = 1e-6
 #: The start's simplex iterations per HiGHS run are capped at this times n: at small
 #: costs the LP can be degenerate enough for HiGHS's dual simplex to cycle (seen on the
 #: ``overlap`` design with the neighbouring boundary's rows); the LP is then solved cold.

@@ -39,9 +39,11 @@ margins are y_i f(x_i) >= 1 + eps_i, the eps_i chosen so that the start stays op
 and every nonbasic point strictly feasible (:func:`margin_perturbation`): ties are
 broken, the edges have nonzero length, and the end basis is read back on the LP itself
 (its vertex with margins 1; HiGHS confirms it, or goes on from it if the perturbation
-moved an end point across its margin).  It gives up (status other than ``FOLLOWED``) on a run of zero-length steps (ties among
-degenerate pivots), an edge without a blocking constraint, a pivot near zero or too many
-pivots; the caller then solves the LP by the dual simplex as before.  The end point is
+moved an end point across its margin).  It gives up (status other than ``FOLLOWED``)
+on a run of zero-length steps (ties among degenerate pivots; with the perturbation,
+a point that drifted across its moved margin in the incremental updates of f), an edge
+without a blocking constraint, a pivot near zero or too many pivots; the caller then
+solves the LP by the dual simplex as before.  The end point is
 handed to HiGHS as a basis, which confirms its optimality (``docs/notes/scaling.md``).
 """
 
