@@ -201,6 +201,11 @@ def margin_perturbation(point_status, size):
     -------
     ndarray of shape (n,)
         eps_i; w_i = 1 + frac(i phi) (phi the golden ratio): distinct and deterministic.
+
+    Examples
+    --------
+    >>> (margin_perturbation([0, 1, 2, 0], 1e-6) / 1e-6).round(3).tolist()
+    [-1.0, 1.618, 0.0, -1.854]
     """
     status = np.asarray(point_status)
     weights = 1.0 + np.mod(np.arange(status.size) * 0.6180339887498949, 1.0)
