@@ -23,7 +23,10 @@ relaxation LP and then the default fit twice: with the root LPs solved by the du
 simplex alone (``USE_COST_PATH = False``) and along their cost path (the default,
 :mod:`nordicstats.solvers.l1svm_path`): CPU seconds per LP, simplex iterations,
 breakpoints and fallbacks, and the fit's two phases; then prints the rows so stored
-as a Markdown table.
+as a Markdown table.  ``--compare-start`` does the same with the path on the LP itself
+(``PATH_PERTURBATION = 0``: a degenerate start stalls it) against the path on the LP
+with perturbed margins (the default); ``--design`` picks the data (``overlap``, whose
+outer boundaries start degenerate).
 
 Rows go to ``benchmarks/results/scale/profile_nordic2.jsonl``, with the commit they ran.
 
@@ -129,17 +132,27 @@ def _default_fit_parts(problem):
     return row
 
 
-def compare_path(n, K, C, seed=0):
-    """One row: per-LP and fit CPU seconds with the root LPs by the dual simplex alone
-    (keys ``lp_*``) and along their cost path (``path_*``), in this order, one process."""
-    X, y = make_design("likert", n, K, seed)
+#: ``--compare-path``: the root LPs by the dual simplex alone, then along the cost path;
+#: ``--compare-start``: the path on the LP itself (a degenerate start stalls it and the
+#: LP falls back), then on the LP with perturbed margins (the default).
+COMPARISONS = {"path": (("lp", {"USE_COST_PATH": False}), ("path", {})),
+               "start": (("plain", {"PATH_PERTURBATION": 0.0}), ("path", {}))}
+
+
+def compare_path(n, K, C, seed=0, design="likert", comparison="path"):
+    """One row: per-LP and fit CPU seconds for the two settings of ``COMPARISONS[comparison]``
+    (keys prefixed by their names), in this order, one process."""
+    X, y = make_design(design, n, K, seed)
     gram = make_kernel("rbf", X, gamma=GAMMA)(X, X)
     problem = NordicProblem(gram, binary_signs(y, K), C, method="nordic2", penalty="l1")
-    row = {"n": n, "K": K, "C": C, "seed": seed, "load": os.getloadavg()[0],
-           "commit": _commit(), "compare_path": True}
+    variants = COMPARISONS[comparison]
+    row = {"n": n, "K": K, "C": C, "seed": seed, "design": design, "load": os.getloadavg()[0],
+           "commit": _commit(), "compare_path": True, "variants": [v[0] for v in variants]}
     _, row["libsvm"], row["libsvm_cpu"] = cpu_seconds(lambda: libsvm_fits(X, y, K, C))
-    for name, use in (("lp", False), ("path", True)):
-        l1svm_lp.USE_COST_PATH = use
+    defaults = {name: getattr(l1svm_lp, name) for _, settings in variants for name in settings}
+    for name, settings in variants:
+        for setting, value in {**defaults, **settings}.items():
+            setattr(l1svm_lp, setting, value)
         lps = [BoundaryLP(gram, problem.signs[:, k]) for k in range(K - 1)]
         solved = [cpu_seconds(lambda lp=lp, k=k: lp.solve(problem.upper_bounds[:, k]))
                   for k, lp in enumerate(lps)]
@@ -149,32 +162,127 @@ def compare_path(n, K, C, seed=0):
                     f"{name}_lp_path_steps": [lp.stats.path_steps for lp in lps],
                     f"{name}_lp_path_fallbacks": [lp.stats.path_fallbacks for lp in lps]})
         row.update({f"{name}_{key}": value for key, value in _default_fit_parts(problem).items()})
-    l1svm_lp.USE_COST_PATH = True
+    for setting, value in defaults.items():
+        setattr(l1svm_lp, setting, value)
     return row
 
 
 def path_table(rows):
-    """Markdown: the ``--compare-path`` rows (dual simplex alone -> cost path, CPU s)."""
-    lines = ["| K | C | load | libsvm CPU s | per-LP CPU s | simplex iterations per LP | "
-             "breakpoints per LP (fallbacks) | relaxation CPU s | fit CPU s | CPU ratio to "
-             "libsvm | nodes |", "|" + "---|" * 11]
+    """Markdown: the ``--compare-path`` / ``--compare-start`` rows (before -> after, CPU s)."""
+    lines = ["| design | K | C | load | before -> after | libsvm CPU s | per-LP CPU s | "
+             "simplex iterations per LP | breakpoints per LP (fallbacks) | relaxation CPU s "
+             "| fit CPU s | CPU ratio to libsvm | nodes |", "|" + "---|" * 13]
     for r in (r for r in rows if r.get("compare_path")):
-        def both(key, form="{:.2f}", r=r):
-            return f"{form.format(r['lp_' + key])} -> {form.format(r['path_' + key])}"
+        old, new = r.get("variants", ("lp", "path"))
+
+        def both(key, form="{:.2f}", r=r, old=old, new=new):
+            return f"{form.format(r[f'{old}_{key}'])} -> {form.format(r[f'{new}_{key}'])}"
 
         def per_lp(key, form, r=r):
             return " ".join(form.format(v) for v in r[key])
 
+        steps = "" if old == "lp" else \
+            f"{per_lp(f'{old}_lp_path_steps', '{}')} ({sum(r[f'{old}_lp_path_fallbacks'])}) -> "
         lines.append(
-            f"| {r['K']} | {r['C']:g} | {r['load']:.1f} | {r['libsvm_cpu']:.3f} | "
-            f"{per_lp('lp_lp_cpu', '{:.2f}')} -> {per_lp('path_lp_cpu', '{:.2f}')} | "
-            f"{per_lp('lp_lp_iterations', '{}')} -> {per_lp('path_lp_iterations', '{}')} | "
-            f"{per_lp('path_lp_path_steps', '{}')} ({sum(r['path_lp_path_fallbacks'])}) | "
+            f"| {r.get('design', 'likert')} | {r['K']} | {r['C']:g} | {r['load']:.1f} | "
+            f"{old} -> {new} | {r['libsvm_cpu']:.3f} | "
+            f"{per_lp(f'{old}_lp_cpu', '{:.2f}')} -> {per_lp(f'{new}_lp_cpu', '{:.2f}')} | "
+            f"{per_lp(f'{old}_lp_iterations', '{}')} -> "
+            f"{per_lp(f'{new}_lp_iterations', '{}')} | "
+            f"{steps}{per_lp(f'{new}_lp_path_steps', '{}')} "
+            f"({sum(r[f'{new}_lp_path_fallbacks'])}) | "
             f"{both('default_relaxation_cpu')} | {both('default_fit_cpu')} | "
-            f"{r['lp_default_fit_cpu'] / r['libsvm_cpu']:.0f}x -> "
-            f"{r['path_default_fit_cpu'] / r['libsvm_cpu']:.0f}x | "
+            f"{r[f'{old}_default_fit_cpu'] / r['libsvm_cpu']:.0f}x -> "
+            f"{r[f'{new}_default_fit_cpu'] / r['libsvm_cpu']:.0f}x | "
             f"{both('default_nodes', '{}')} |")
     return "\n".join(lines)
+
+
+def trace_resolves(n, K, C, seed=0, design="likert"):
+    """One row: every LP re-solve of the default fit's branch and bound, with how far it
+    moved from the LP's previous optimum (the same BoundaryLP, last left by another node).
+
+    Per re-solve: sign rows switched (on + off), HiGHS runs and simplex iterations, the
+    iterations of its first run (before any pricing), rows priced in, and the distance
+    between the two optimal bases: points that entered or left E (the margin's basic mu)
+    and coordinates that entered or left A (theta_j != 0); and the iterations of the
+    re-solve's first HiGHS run (before any row is priced in).  Every pivot of a simplex
+    method -- or of a parametric path in the sign row's bound -- changes one basic
+    variable, so half the basis distance bounds the pivots of any such route from below.
+    """
+    X, y = make_design(design, n, K, seed)
+    gram = make_kernel("rbf", X, gamma=GAMMA)(X, X)
+    problem = NordicProblem(gram, binary_signs(y, K), C, method="nordic2", penalty="l1")
+    row = {"n": n, "K": K, "C": C, "seed": seed, "design": design, "load": os.getloadavg()[0],
+           "commit": _commit(), "trace_resolves": True}
+    path = milp.RelaxationPath.for_problem(problem)
+    path.solve(problem.upper_bounds)
+    last = {id(lp): _basis_sets(lp) for lp in path.lps}
+    resolves, original = [], BoundaryLP.solve
+
+    def traced(lp, costs=None):
+        before, runs, added, rows = (lp.stats.simplex_iterations, lp.stats.runs,
+                                     lp.stats.rows_added, lp._active)
+        first = len(run_iterations)
+        out = original(lp, costs)
+        if lp.stats.runs > runs:
+            elbow, support = _basis_sets(lp)
+            old_elbow, old_support = last[id(lp)]
+            resolves.append({"sign_rows_switched": len(rows ^ traced.previous.get(id(lp), rows)),
+                             "runs": lp.stats.runs - runs,
+                             "iterations": lp.stats.simplex_iterations - before,
+                             "first_run_iterations": run_iterations[first] if
+                             len(run_iterations) > first else 0,
+                             "rows_added": lp.stats.rows_added - added,
+                             "elbow_changes": len(elbow ^ old_elbow),
+                             "support_changes": len(support ^ old_support),
+                             "feasible": out is not None})
+            last[id(lp)] = (elbow, support)
+        traced.previous[id(lp)] = lp._active
+        return out
+
+    def counted_run(lp):
+        status = original_run(lp)
+        run_iterations.append(int(lp.lp.getInfo().simplex_iteration_count))
+        return status
+
+    traced.previous, run_iterations, original_run = {}, [], BoundaryLP._run
+    BoundaryLP.solve, BoundaryLP._run = traced, counted_run
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            res = milp.solve_nordic2_scip(problem, relaxation=path)
+    finally:
+        BoundaryLP.solve, BoundaryLP._run = original, original_run
+    row.update(nodes=res.iterations, resolves=resolves)
+    return row
+
+
+def _basis_sets(lp):
+    """(E, A) of the LP's current HiGHS basis: basic mu, and theta_j != 0."""
+    basic = lp._highspy.HighsBasisStatus.kBasic
+    status = lp.lp.getBasis().col_status
+    elbow = {i for i in range(lp.n) if status[i] == basic}
+    optimum = lp._optimum
+    support = set() if optimum is None else set(np.flatnonzero(optimum[0]).tolist())
+    return elbow, support
+
+
+def resolve_summary(row):
+    """One line: medians and totals of a ``trace_resolves`` row."""
+    res = [r for r in row["resolves"] if r["feasible"]]
+
+    def stat(key):
+        values = np.array([r[key] for r in res])
+        return f"{np.median(values):.0f} ({values.min()}-{values.max()})"
+
+    return (f"{row['design']} K = {row['K']}, C = {row['C']:g}: {row['nodes']} nodes, "
+            f"{len(row['resolves'])} re-solves ({len(res)} feasible); per feasible re-solve, "
+            f"median (range): iterations {stat('iterations')}, of which in the first HiGHS run "
+            f"{stat('first_run_iterations')}, HiGHS runs {stat('runs')}, "
+            f"rows priced in {stat('rows_added')}, sign rows switched "
+            f"{stat('sign_rows_switched')}, E changes {stat('elbow_changes')}, A changes "
+            f"{stat('support_changes')}")
 
 
 def _scip_parts(problem, upper, limit):
@@ -201,18 +309,32 @@ def main():
                         help="only the libsvm fits and the default fit with its LP counters")
     parser.add_argument("--compare-path", action="store_true",
                         help="root LPs by the dual simplex alone against their cost path")
+    parser.add_argument("--compare-start", action="store_true",
+                        help="the cost path on the LP itself against perturbed margins")
+    parser.add_argument("--trace-resolves", action="store_true",
+                        help="the branch and bound's LP re-solves and their basis distances")
+    parser.add_argument("--design", default="likert", choices=("likert", "rare", "overlap"),
+                        help="data design of --compare-path / --compare-start")
     args = parser.parse_args()
     _commit()  # HEAD when the run started
     OUT.parent.mkdir(parents=True, exist_ok=True)
-    if args.compare_path:  # load the compiled path once, outside the timings
-        compare_path(60, 3, 4.0)
+    if args.trace_resolves:
+        for K in args.K:
+            row = trace_resolves(args.n, K, args.C, design=args.design)
+            with OUT.open("a") as fh:
+                fh.write(json.dumps(row) + "\n")
+            print(resolve_summary(row), flush=True)
+        return
+    comparison = "start" if args.compare_start else "path" if args.compare_path else None
+    if comparison:  # load the compiled path once, outside the timings
+        compare_path(60, 3, 4.0, comparison=comparison)
     for K in args.K:
-        row = compare_path(args.n, K, args.C) if args.compare_path else \
-            profile(args.n, K, args.C, args.scip_limit, lp_only=args.lp_only)
+        row = compare_path(args.n, K, args.C, design=args.design, comparison=comparison) \
+            if comparison else profile(args.n, K, args.C, args.scip_limit, lp_only=args.lp_only)
         with OUT.open("a") as fh:
             fh.write(json.dumps(row) + "\n")
         print(json.dumps(row), flush=True)
-    if args.compare_path:
+    if comparison:
         print(path_table([json.loads(line) for line in OUT.read_text().splitlines()]))
 
 

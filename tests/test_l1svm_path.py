@@ -24,6 +24,7 @@ from nordicstats.solvers.l1svm_path import follow_cost_path
 pytest.importorskip("highspy")
 
 RTOL = 1e-9
+PERTURBATION = l1svm_lp.PATH_PERTURBATION
 
 
 def start_basis(Z, y, u, lam):
@@ -109,24 +110,101 @@ def test_path_ending_at_a_breakpoint():
     assert_matches_full_lp(Z, y, u, end)
 
 
-def test_degenerate_start_stops_and_the_lp_falls_back(monkeypatch):
-    # an unbalanced boundary (1 of 4 classes against 3) at small C: theta = 0, b = 1
-    # and every point of the larger class on the margin; the path stops after
-    # MAX_ZERO_STEPS zero-length edges and HiGHS solves from the start's basis
+def unbalanced_boundary():
+    """1 of 4 classes against 3 (n = 150): at C = 0.02 the LP's optimum is theta = 0,
+    b = 1 with every point of the larger class on the margin (a degenerate vertex)."""
     X, y = make_nonlinear(150, random_state=2, K=4)
     X = X.to_numpy()
     Z = make_kernel("rbf", X)(X, X)
     signs = binary_signs(y.cat.codes.to_numpy(), 4)[:, 0]
-    u = np.ones(len(signs))
+    return Z, signs, np.ones(len(signs))
+
+
+def overlapping_outer_boundary(seed, k):
+    """Boundary k of five classes cut at quantiles of a latent with heavy noise (3 Logistic,
+    as the benchmark's ``overlap`` design), n = 200, RBF: at C = 1 its start is degenerate."""
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(200, 3))
+    latent = X @ np.array([1.0, 0.6, -0.3]) + np.sin(2 * X[:, 0]) + 3 * rng.logistic(size=200)
+    classes = np.searchsorted(np.quantile(latent, [0.2, 0.4, 0.6, 0.8]), latent)
+    Z = make_kernel("rbf", X, gamma=0.2)(X, X)
+    return Z, np.where(classes > k, 1.0, -1.0), np.ones(200)
+
+
+def test_margin_perturbation_keeps_the_start_optimal():
+    # the perturbed margins keep the start's vertex and make every nonbasic point
+    # strictly feasible: y f > 1 + eps on R, y f < 1 + eps on L, = 1 on E
+    Z, signs, u = unbalanced_boundary()
     point_status, active, sign = start_basis(Z, signs, u, 0.02)
-    end = follow_cost_path(Z, signs, u, 0.02, 4.0, point_status, active, sign)
-    assert end.status == l1svm_path.STALLED and end.lam < 4.0
-    monkeypatch.setattr(l1svm_lp, "PATH_START_FRACTION", 0.02 / 4.0)
+    assert active.size == 0 and np.sum(point_status == 2) == 1
+    eps = l1svm_path.margin_perturbation(point_status, PERTURBATION)
+    assert np.all(eps[point_status == 2] == 0.0)
+    assert np.all(np.abs(eps[point_status != 2]) >= PERTURBATION)
+    assert np.all(np.abs(eps) < 2 * PERTURBATION) and np.unique(eps[point_status == 0]).size == \
+        np.sum(point_status == 0)
+    at_start = follow_cost_path(Z, signs, u, 0.02, 0.02, point_status, active, sign,
+                                perturbation=PERTURBATION)
+    margin = signs * (Z @ at_start.theta + at_start.b) - 1.0  # 0 for the larger class
+    assert np.sum(np.abs(margin) < 1e-12) > 90  # 96 of the 150 points
+    assert np.all((margin - eps)[point_status == 0] > 0)
+    assert np.all((margin - eps)[point_status == 1] < 0)
+
+
+def test_degenerate_start_is_followed_with_perturbed_margins():
+    # theta = 0 and the larger class on the margin: the path stalls on the LP itself
+    # (MAX_ZERO_STEPS zero-length edges) and reaches the full LP's optimum on the
+    # perturbed one; the end basis's vertex is read without the perturbation
+    Z, signs, u = unbalanced_boundary()
+    start = start_basis(Z, signs, u, 0.02)
+    stalled = follow_cost_path(Z, signs, u, 0.02, 4.0, *start)
+    assert stalled.status == l1svm_path.STALLED and stalled.lam < 4.0
+    end = follow_cost_path(Z, signs, u, 0.02, 4.0, *start, perturbation=PERTURBATION)
+    assert end.followed and end.steps > l1svm_path.MAX_ZERO_STEPS
+    assert_matches_full_lp(Z, signs, u, end)
+
+
+@pytest.mark.parametrize("seed", range(3))
+@pytest.mark.parametrize("k", [0, 3])
+def test_overlapping_outer_boundaries(seed, k, monkeypatch):
+    # the outer boundaries of a heavily overlapping design from C = 1 to 16: degenerate
+    # (the plain path stalls), followed with perturbed margins.  The path's end basis is
+    # the perturbed LP's optimum, within the perturbation of the LP's own (its objective
+    # moves by at most sum_i |eps_i| mu_i <= 2e-6 u'1 here, 1e-6 relative); HiGHS goes
+    # on from it to the LP's optimum, which matches the full LP to 1e-9
+    Z, signs, u = overlapping_outer_boundary(seed, k)
+    start = start_basis(Z, signs, u, 1.0)
+    assert follow_cost_path(Z, signs, u, 1.0, 16.0, *start).status == l1svm_path.STALLED
+    end = follow_cost_path(Z, signs, u, 1.0, 16.0, *start, perturbation=PERTURBATION)
+    assert end.followed
+    reference = full_lp(Z, signs, 16.0 * u)
+    assert primal_objective(Z, signs, 16.0 * u, end.theta, end.b) == \
+        pytest.approx(reference, rel=1e-6)
+    monkeypatch.setattr(l1svm_lp, "PATH_START_FRACTION", 1.0 / 16.0)
     lp = BoundaryLP(Z, signs)
-    theta, b, objective = lp.solve(4.0 * u)
-    assert lp.stats.path_fallbacks == 1 and lp.stats.path_steps > 0
-    assert objective == pytest.approx(full_lp(Z, signs, 4.0), rel=RTOL)
-    assert primal_objective(Z, signs, 4.0, theta, b) == pytest.approx(objective, rel=RTOL)
+    theta, b, objective = lp.solve(16.0 * u)
+    assert lp.stats.path_fallbacks == 0 and lp.stats.path_steps == end.steps
+    assert objective == pytest.approx(reference, rel=RTOL)
+    assert primal_objective(Z, signs, 16.0 * u, theta, b) == pytest.approx(objective, rel=RTOL)
+
+
+def test_boundary_lp_follows_a_degenerate_start(monkeypatch):
+    # BoundaryLP's path (perturbed margins) needs no fallback and HiGHS confirms its end
+    # basis with no simplex iteration; with the perturbation off the path gives up and
+    # HiGHS goes on from the start's basis -- both to the full LP's optimum
+    Z, signs, u = unbalanced_boundary()
+    monkeypatch.setattr(l1svm_lp, "PATH_START_FRACTION", 0.02 / 4.0)
+    start = BoundaryLP(Z, signs)
+    start.solve(0.02 * u)
+    reference = full_lp(Z, signs, 4.0)
+    for perturbation, fallbacks in ((l1svm_lp.PATH_PERTURBATION, 0), (0.0, 1)):
+        monkeypatch.setattr(l1svm_lp, "PATH_PERTURBATION", perturbation)
+        lp = BoundaryLP(Z, signs)
+        theta, b, objective = lp.solve(4.0 * u)
+        assert lp.stats.path_fallbacks == fallbacks and lp.stats.path_steps > 0
+        assert objective == pytest.approx(reference, rel=RTOL)
+        assert primal_objective(Z, signs, 4.0, theta, b) == pytest.approx(objective, rel=RTOL)
+        if not fallbacks:
+            assert lp.stats.simplex_iterations == start.stats.simplex_iterations
 
 
 def test_boundary_lp_confirms_the_path_in_highs(monkeypatch):

@@ -44,8 +44,10 @@ optimal basis followed along the solution path in the costs to the target by
 parametric pivots (:mod:`nordicstats.solvers.l1svm_path`, compiled); HiGHS is handed
 the end basis and confirms it (no iteration), and pricing checks every row as before.
 At n = 1,000, C = 2^3-2^4 this halves the root LPs' time (``docs/notes/scaling.md``).
-A path that gives up (a degenerate start: theta = 0 with a whole class on the margin)
-leaves HiGHS to go on from the start's basis.
+The path follows the LP with its margins perturbed by ``PATH_PERTURBATION``, so that
+a degenerate start (theta = 0 with a whole class on the margin, the unbalanced outer
+boundaries) does not stall it; a path that gives up all the same leaves HiGHS to go on
+from the start's basis.
 """
 
 from __future__ import annotations
@@ -59,7 +61,7 @@ from nordicstats.exceptions import SolverError
 
 __all__ = ["BoundaryLP", "LPStats", "quiet_highs", "HIGHS_OPTIONS", "PRICING_TOL",
            "COLUMN_BATCH", "DROP_SLACK_ROWS", "RAY_TOL", "PATH_MIN_COST", "PATH_START_FRACTION",
-           "USE_COST_PATH"]
+           "USE_COST_PATH", "PATH_PERTURBATION"]
 
 HIGHS_OPTIONS = {"primal_feasibility_tolerance": 1e-9, "dual_feasibility_tolerance": 1e-9}
 #: Row j (theta_j) enters when ``|(Z'v)_j|`` exceeds 1 by more than this (HiGHS's tolerance).
@@ -80,6 +82,13 @@ DROP_SLACK_ROWS = True
 PATH_MIN_COST = 2.0
 PATH_START_FRACTION = 1.0 / 16.0
 USE_COST_PATH = True
+#: The path follows the LP with margins moved by this much (times 1-2, away from each
+#: nonbasic point's side; :func:`~nordicstats.solvers.l1svm_path.margin_perturbation`):
+#: a degenerate start (theta = 0, a whole class on the margin) no longer stalls it.
+#: At 1e-7 one boundary of 42 (``overlap``, K = 7, C = 2^4) still stalled: a point
+#: that drifted 5e-9 across its moved margin in the incremental updates of f blocked
+#: 51 edges at length 0; 1e-6 and 1e-5 followed it with the same HiGHS iterations.
+PATH_PERTURBATION = 1e-6
 #: The start's simplex iterations per HiGHS run are capped at this times n: at small
 #: costs the LP can be degenerate enough for HiGHS's dual simplex to cycle (seen on the
 #: ``overlap`` design with the neighbouring boundary's rows); the LP is then solved cold.
@@ -331,7 +340,8 @@ class BoundaryLP:
             self.stats.path_fallbacks += 1
             return
         begin = time.perf_counter()
-        end = follow_cost_path(self.Z, self.y, costs, PATH_START_FRACTION, 1.0, *start)
+        end = follow_cost_path(self.Z, self.y, costs, PATH_START_FRACTION, 1.0, *start,
+                               perturbation=PATH_PERTURBATION)
         self.stats.path_seconds += time.perf_counter() - begin
         self.stats.path_steps += end.steps
         if not end.followed:

@@ -32,9 +32,18 @@ A breakpoint costs two combinations of ``|A|`` rows of Z (s's and f's slopes),
 
 The path is started from an optimal basis at a smaller lambda (HiGHS's,
 :meth:`~nordicstats.solvers.l1svm_lp.BoundaryLP.solve`) and stops at the target.
-It gives up (status other than ``FOLLOWED``) on a run of zero-length steps (ties among
-degenerate pivots), an edge without a blocking constraint, a pivot near zero or too many
-pivots; the caller then solves the LP by the dual simplex as before.  The end point is
+A degenerate start -- more points on the margin than the |A| + 1 of E, e.g. theta = 0
+with a whole class at y f = 1 -- makes edges of length zero, and the plain path bounces
+among the tied points until it gives up.  With ``perturbation`` it follows the LP whose
+margins are y_i f(x_i) >= 1 + eps_i, the eps_i chosen so that the start stays optimal
+and every nonbasic point strictly feasible (:func:`margin_perturbation`): ties are
+broken, the edges have nonzero length, and the end basis is read back on the LP itself
+(its vertex with margins 1; HiGHS confirms it, or goes on from it if the perturbation
+moved an end point across its margin).  It gives up (status other than ``FOLLOWED``)
+on a run of zero-length steps (ties among degenerate pivots; with the perturbation,
+a point that drifted across its moved margin in the incremental updates of f), an edge
+without a blocking constraint, a pivot near zero or too many pivots; the caller then
+solves the LP by the dual simplex as before.  The end point is
 handed to HiGHS as a basis, which confirms its optimality (``docs/notes/scaling.md``).
 """
 
@@ -45,8 +54,8 @@ from dataclasses import dataclass
 import numba
 import numpy as np
 
-__all__ = ["PathEnd", "follow_cost_path", "FOLLOWED", "STALLED", "UNBOUNDED_EDGE", "SINGULAR",
-           "STEP_LIMIT", "REFACTOR_EVERY", "MAX_ZERO_STEPS"]
+__all__ = ["PathEnd", "follow_cost_path", "margin_perturbation", "FOLLOWED", "STALLED",
+           "UNBOUNDED_EDGE", "SINGULAR", "STEP_LIMIT", "REFACTOR_EVERY", "MAX_ZERO_STEPS"]
 
 FOLLOWED, STALLED, UNBOUNDED_EDGE, SINGULAR, STEP_LIMIT = 0, 1, 2, 3, 4
 STATUS_TEXT = {FOLLOWED: "followed", STALLED: "stalled", UNBOUNDED_EDGE: "unbounded edge",
@@ -100,7 +109,7 @@ class PathEnd:
 
 
 def follow_cost_path(Z, y, u, lam_start, lam_end, point_status, active, sign,
-                     max_steps=None):
+                     max_steps=None, perturbation=0.0):
     """Follow the L1-SVM LP's optimum from slack costs ``lam_start u`` to ``lam_end u``.
 
     Parameters
@@ -120,6 +129,11 @@ def follow_cost_path(Z, y, u, lam_start, lam_end, point_status, active, sign,
         A (dual rows at a bound) and their bounds sigma_j = +-1.
     max_steps : int, optional
         Most pivots (default 20 (n + p)).
+    perturbation : float, default=0.0
+        Follow the path of the LP whose margins are moved to ``y_i f(x_i) >= 1 + eps_i``
+        (:func:`margin_perturbation`, of this size) instead of 1: ties among points on
+        the margin (a degenerate start) are broken, and the end basis is that of the
+        perturbed LP; ``theta`` and ``b`` are the end basis's vertex without it.
 
     Returns
     -------
@@ -152,15 +166,51 @@ def follow_cost_path(Z, y, u, lam_start, lam_end, point_status, active, sign,
     out = np.zeros(3)  # lam reached, b, steps
     theta_A = np.zeros(capacity)
     try:
+        margins = 1.0 + margin_perturbation(status, perturbation)
         code, m = _follow(Z, ZT, np.asarray(y, dtype=float), np.asarray(u, dtype=float),
-                          float(lam_start), float(lam_end), status, E, A, sigma, elbow.size,
-                          int(max_steps or 20 * (n + p)), theta_A, out)
+                          margins, float(lam_start), float(lam_end), status, E, A, sigma,
+                          elbow.size, int(max_steps or 20 * (n + p)), theta_A, out)
     except np.linalg.LinAlgError:  # M singular at a refactorisation
         code, m = SINGULAR, 1
     theta = np.zeros(p)
     theta[A[:m - 1]] = theta_A[:m - 1]
     return PathEnd(int(code), float(out[0]), int(out[2]), status, E[:m].copy(),
                    A[:m - 1].copy(), sigma[:m - 1].copy(), theta, float(out[1]))
+
+
+def margin_perturbation(point_status, size):
+    """Margins eps_i of a perturbed LP for which the basis ``point_status`` stays optimal.
+
+    A degenerate vertex has more points on the margin (y_i f(x_i) = 1) than the |A| + 1
+    of its basis: at theta = 0 every point of the larger side.  Moving the margin of
+    the nonbasic points away from their side, eps_i = -size w_i for mu_i = 0 (R) and
+    eps_i = +size w_i for mu_i at its bound (L), with distinct w_i in [1, 2) and
+    eps_i = 0 on E, keeps the vertex (fixed by E) and makes it strictly feasible for
+    every other point; the dual does not depend on the margins, so the basis stays
+    optimal, and edges of the perturbed LP have nonzero length (lexicographic
+    perturbation, as in Charnes' rule against cycling).
+
+    Parameters
+    ----------
+    point_status : ndarray of int, shape (n,)
+        0 (R), 1 (L), 2 (E).
+    size : float
+        Size of the perturbation (0 for none).
+
+    Returns
+    -------
+    ndarray of shape (n,)
+        eps_i; w_i = 1 + frac(i phi) (phi the golden ratio): distinct and deterministic.
+
+    Examples
+    --------
+    >>> (margin_perturbation([0, 1, 2, 0], 1e-6) / 1e-6).round(3).tolist()
+    [-1.0, 1.618, 0.0, -1.854]
+    """
+    status = np.asarray(point_status)
+    weights = 1.0 + np.mod(np.arange(status.size) * 0.6180339887498949, 1.0)
+    side = np.where(status == _R, -1.0, np.where(status == _L, 1.0, 0.0))
+    return size * weights * side
 
 
 # --- compiled core -------------------------------------------------------------------------
@@ -351,8 +401,9 @@ def _edge_direction(Z, ZT, y, E, A, m, Minv, kind, who, s, d, df, work):
 
 
 @numba.njit(cache=True)
-def _edge_length(y, f, df, status, leaving, sigma, x, d, m):
-    """(length, block, True if a point blocks / False if theta_A[block - 1] reaches 0)."""
+def _edge_length(y, f, df, r, status, leaving, sigma, x, d, m):
+    """(length, block, True if a point blocks / False if theta_A[block - 1] reaches 0);
+    point i reaches the margin at y_i f_i = r_i."""
     df_scale = 1e-300
     for i in range(df.size):
         df_scale = max(df_scale, abs(df[i]))
@@ -363,7 +414,7 @@ def _edge_length(y, f, df, status, leaving, sigma, x, d, m):
         rate = y[i] * df[i]
         if (status[i] == _L and rate > RATE_TOL * df_scale) or \
                 (status[i] == _R and rate < -RATE_TOL * df_scale):
-            cand = max(-(y[i] * f[i] - 1.0) / rate, 0.0)
+            cand = max(-(y[i] * f[i] - r[i]) / rate, 0.0)
             if cand < edge:
                 edge, block = cand, i
     d_scale = 1e-300
@@ -428,7 +479,7 @@ def _pivot(Z, ZT, y, yu, status, E, A, sigma, m, Minv, in_A, g, ylu, kind, who, 
 
 
 @numba.njit(cache=True)
-def _follow(Z, ZT, y, u, lam, lam_end, status, E, A, sigma, m, max_steps, theta_A, out):
+def _follow(Z, ZT, y, u, r, lam, lam_end, status, E, A, sigma, m, max_steps, theta_A, out):
     n, p = Z.shape
     capacity = E.size
     Minv = np.zeros((capacity, capacity))
@@ -442,9 +493,9 @@ def _follow(Z, ZT, y, u, lam, lam_end, status, E, A, sigma, m, max_steps, theta_
     for q in range(m - 1):
         in_A[A[q]] = True
     s, ds, f, df = np.zeros(p), np.zeros(p), np.zeros(n), np.zeros(n)
-    vectors = np.zeros((7, capacity))  # over the basis: mu_E, slopes, (b, theta_A), ...
-    mu_E, dmu, rhs, drhs, x, d, work = (vectors[0], vectors[1], vectors[2], vectors[3],
-                                        vectors[4], vectors[5], vectors[6])
+    vectors = np.zeros((8, capacity))  # over the basis: mu_E, slopes, (b, theta_A), ...
+    mu_E, dmu, rhs, drhs, x, d, work, r_E = (vectors[0], vectors[1], vectors[2], vectors[3],
+                                             vectors[4], vectors[5], vectors[6], vectors[7])
     ones = np.ones(capacity)
     code, steps, zero_steps, zero_edges, since_refresh = STEP_LIMIT, 0, 0, 0, REFACTOR_EVERY
     while steps <= max_steps:
@@ -465,12 +516,14 @@ def _follow(Z, ZT, y, u, lam, lam_end, status, E, A, sigma, m, max_steps, theta_
         if zero_steps > MAX_ZERO_STEPS:
             code = STALLED
             break
-        _matvec_t(Minv, m, ones, x)  # the vertex (b, theta_A): M' x = 1
+        for t in range(m):
+            r_E[t] = r[E[t]]
+        _matvec_t(Minv, m, r_E, x)  # the (perturbed) vertex (b, theta_A): M' x = r_E
         if fresh:  # fresh f = Z theta + b
             _combine_rows(ZT, A, x[1:m], m - 1, f)
             f += x[0]
         sig, leaving = _edge_direction(Z, ZT, y, E, A, m, Minv, kind, who, s, d, df, work)
-        edge, block, blocking_point = _edge_length(y, f, df, status, leaving, sigma, x, d, m)
+        edge, block, blocking_point = _edge_length(y, f, df, r, status, leaving, sigma, x, d, m)
         if block < 0:
             code = UNBOUNDED_EDGE
             break
@@ -485,7 +538,7 @@ def _follow(Z, ZT, y, u, lam, lam_end, status, E, A, sigma, m, max_steps, theta_
             code = SINGULAR
             break
         since_refresh += 1
-    _matvec_t(Minv, m, ones, x)
+    _matvec_t(Minv, m, ones, x)  # the end basis's vertex without the perturbation
     theta_A[:m - 1] = x[1:m]
     out[0], out[1], out[2] = lam, x[0], steps
     return code, m
