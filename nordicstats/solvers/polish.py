@@ -35,7 +35,10 @@ the solution nearest the starting point.  Ordered by boundary (the alphas of bou
 k with the phis between k and k+1), H is block tridiagonal -- phi_ik meets boundaries
 k and k+1 only -- so it is factorised block by block (:class:`BlockTridiagonalCholesky`,
 about 7/3 (K-1) (size / (K-1))^3 flops instead of size^3 / 3) and multiplied through
-K_SS, never formed.
+K_SS, never formed.  With rows on demand (a
+:class:`~nordicstats.kernels.KernelMatrix`) the kernel rows of the faces are kept
+between rounds and polishing steps (:class:`KernelRows`): a round computes only the rows
+that were in no face before.
 
 The face is guessed from the SMO point (the variables strictly inside their bounds)
 and corrected by a primal-dual active set (Hintermueller, Ito & Kunisch 2002): after
@@ -580,9 +583,9 @@ class KernelRows:
 
     The kept values are those ``gram.block`` returns, so K_SS and K[S, R] are the same
     numbers as without reuse; the gradient update K[:, R] d is one product over the kept
-    block with d placed in the slots of R (zeros elsewhere), equal to the product by
-    blocks of :class:`~nordicstats.kernels.KernelMatrix` up to rounding (another order of
-    summation).
+    block with d placed in the slots of R (zeros elsewhere; the rows R gathered when they
+    are fewer than half the kept rows), equal to the product by blocks of
+    :class:`~nordicstats.kernels.KernelMatrix` up to rounding (another order of summation).
 
     Parameters
     ----------
@@ -627,6 +630,8 @@ class KernelRows:
                 full[rows] = B
                 return self.gram @ full
             return self.gram[:, rows] @ B
+        if 2 * rows.size < self.owner.size:  # few of the kept rows: gather them
+            return self.store[self.position[rows]].T @ B
         spread = np.zeros((self.owner.size, B.shape[1]))
         spread[self.position[rows]] = B
         return self.store[:self.owner.size].T @ spread
