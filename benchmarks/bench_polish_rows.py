@@ -70,11 +70,13 @@ def compare(design, n, K, C, clock, seed=0):
                          - problem.decision_values(on.dual_coef, on.intercept)))
     fit_off, fit_on = min(runs[0][0], runs[2][0]), min(runs[1][0], runs[3][0])
     pol_off, pol_on = min(runs[0][1], runs[2][1]), min(runs[1][1], runs[3][1])
-    print(f"{design:8s} n={n:5d} K={K} C={C:<4g} steps {on.iterations:>9,d} same path {same} "
-          f"max|f_off - f_on| {diff:.0e} | polishing CPU off / on {pol_off:6.3f} / {pol_on:6.3f}"
-          f" s = {pol_off / pol_on:4.2f}x | fit CPU {fit_off:6.2f} / {fit_on:6.2f} s = "
-          f"{fit_off / fit_on:4.2f}x | faces {[s['size'] for s in on.info['polish']]}, rows "
-          f"computed {on.info['polish_kernel_rows']} | {off.status}, {on.status}", flush=True)
+    parts = [f"{design:8s} n={n:5d} K={K} C={C:<4g} steps {on.iterations:>9,d} same path "
+             f"{same} max|f_off - f_on| {diff:.0e}",
+             f"polishing CPU off / on {pol_off:6.3f} / {pol_on:6.3f} s = {pol_off / pol_on:4.2f}x",
+             f"fit CPU {fit_off:6.2f} / {fit_on:6.2f} s = {fit_off / fit_on:4.2f}x",
+             f"faces {[s['size'] for s in on.info['polish']]}, rows computed "
+             f"{on.info['polish_kernel_rows']}", f"{off.status}, {on.status}"]
+    print(" | ".join(parts), flush=True)
 
 
 def main():
