@@ -660,8 +660,12 @@ class KernelRows:
         return True
 
     def _compact(self, keep):
-        """Keep only the rows ``keep`` (moved to the first slots)."""
-        self.store[:keep.size] = self.store[self.position[keep]]
+        """Keep only the rows ``keep``, moved to the first slots in the order of their
+        slots (in place: a slot is never written before the row in it has moved)."""
+        keep = keep[np.argsort(self.position[keep])]
+        for target, slot in enumerate(self.position[keep]):
+            if slot != target:
+                self.store[target] = self.store[slot]
         self.position[self.owner] = -1
         self.position[keep] = np.arange(keep.size)
         self.owner = keep.copy()
