@@ -17,12 +17,13 @@ from primal_reference import solve_primal
 from test_smo import OBJ_RTOL, design, rbf_problem
 
 from nordicstats.kernels import KernelMatrix, make_kernel
-from nordicstats.solvers import smo
+from nordicstats.solvers import polish, smo
 from nordicstats.solvers.certificate import GAP_TOL, certify
 from nordicstats.solvers.decomposition import intercepts_by_pooling
 from nordicstats.solvers.polish import (
     BlockTridiagonalCholesky,
     DenseCholesky,
+    KernelRows,
     RegularisedKKT,
     _Face,
     _interior_masks,
@@ -350,3 +351,60 @@ def test_block_factor_and_dense_factor_give_the_same_path_and_optimum(n, K, C, s
     reference = solve_primal(problem)
     assert block.objective == pytest.approx(reference, rel=OBJ_RTOL)
     assert block.objective == pytest.approx(dense.objective, rel=1e-12)
+
+
+@pytest.mark.parametrize("n,K,C,seed", LARGE_C[:2])
+def test_kept_kernel_rows_give_the_same_path_and_the_primal_optimum(n, K, C, seed,
+                                                                    always_polish,
+                                                                    monkeypatch):
+    # rows on demand, tied intercepts and binding noncrossing rows: the polishing with
+    # kernel rows kept against the kernel blocks computed in every round (compaction and
+    # requests larger than the block: the test below)
+    problem = rbf_problem(n, K, C, seed, lazy=True)
+    kept = solve_smo(problem)
+    assert 0 < kept.info["polish_kernel_rows"] <= n  # each row computed once
+    monkeypatch.setattr(polish, "KEPT_ROWS_MB", 0.0)
+    computed = solve_smo(problem)
+    assert computed.info["polish_kernel_rows"] == 0
+    assert kept.status == computed.status == "optimal"
+    assert any(step["accepted"] for step in kept.info["polish"])
+    G = problem.gram @ kept.dual_coef
+    assert np.sum(np.abs(G[:, :-1] - G[:, 1:]) <= 1e-8) >= 30
+    assert np.ptp(kept.intercept) <= 1e-8
+    assert computed.iterations == kept.iterations
+    assert [s["rounds"] for s in computed.info["polish"]] == [
+        s["rounds"] for s in kept.info["polish"]]
+    # the gradient update sums in another order: equal to rounding, not always bitwise
+    np.testing.assert_allclose(problem.decision_values(computed.dual_coef, computed.intercept),
+                               problem.decision_values(kept.dual_coef, kept.intercept),
+                               rtol=0, atol=1e-12)
+    assert kept.objective == pytest.approx(solve_primal(problem), rel=OBJ_RTOL)
+
+
+def test_kernel_rows_keep_compact_and_fall_back_like_the_dense_matrix():
+    X = design(50, 3, 9)[0]
+    lazy = KernelMatrix(make_kernel("rbf", gamma=0.2), X)
+    dense = np.asarray(lazy)
+    rows = KernelRows(lazy, max_mb=8.0 * 50 * 20 / 2 ** 20)  # room for 20 rows
+    assert rows.capacity == 20
+    rng = np.random.default_rng(0)
+    first, second = np.arange(12), np.arange(8, 26)  # the second overlaps the first
+    B = rng.normal(size=(second.size, 4))
+    # exact copies of the computed values; the product to rounding
+    np.testing.assert_array_equal(rows.block(second, first), dense[np.ix_(second, first)])
+    assert rows.computed == 12
+    np.testing.assert_allclose(rows.product(second, B), dense[:, second] @ B, atol=1e-13)
+    assert rows.computed == 26  # compacted to the 4 requested rows kept, 14 computed
+    assert set(rows.owner) == set(second)
+    np.testing.assert_array_equal(rows.block(first[:3], second[:2]), dense[np.ix_(first[:3],
+                                                                                  second[:2])])
+    assert rows.computed == 26
+    # a request larger than the block is computed, the kept rows stay
+    wide = np.arange(30)
+    np.testing.assert_array_equal(rows.block(wide, wide), dense[:30, :30])
+    assert rows.computed == 26 and set(rows.owner) == set(second)
+    # a dense Gram matrix is indexed, nothing kept
+    direct = KernelRows(dense)
+    assert direct.capacity == 0
+    np.testing.assert_array_equal(direct.product(second, B), dense[:, second] @ B)
+    assert direct.computed == 0

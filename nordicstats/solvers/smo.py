@@ -64,7 +64,7 @@ from nordicstats.solvers.decomposition import (
     intercepts_by_pooling,
     libsvm_start,
 )
-from nordicstats.solvers.polish import dual_expansion, face_size, polish_step
+from nordicstats.solvers.polish import KernelRows, dual_expansion, face_size, polish_step
 from nordicstats.solvers.smo_core import RowCache, smo_loop
 
 __all__ = ["solve_smo", "default_cache_mb", "CACHE_CAP_MB", "SHRINKING_MIN_ROWS"]
@@ -132,7 +132,9 @@ def solve_smo(problem, start="zero", warm_start=None, cache_mb=None,
     -------
     SolverResult
         ``solver="smo"``; ``info`` holds the steps, the last tolerance, the cache's
-        hits and misses and its memory, and the polishing steps taken.
+        hits and misses and its memory, the polishing steps taken, and the kernel rows
+        the polishing computed (``polish_kernel_rows``, kept between its rounds and steps
+        by :class:`~nordicstats.solvers.polish.KernelRows`).
     """
     _check(problem, start, cache_mb, max_iter, shrinking)
     clock = time.perf_counter()
@@ -151,7 +153,7 @@ def solve_smo(problem, start="zero", warm_start=None, cache_mb=None,
     budget = max(10 ** 7, 500 * n * m) if max_iter is None else int(max_iter)
     shrinking = n >= SHRINKING_MIN_ROWS if shrinking is None else bool(shrinking)
     tol, steps, status, last_phase = POLISH_FIRST_TOL if polish else FIRST_TOL, 0, "optimal", False
-    polishes, steps_since_polish = [], 0
+    polishes, steps_since_polish, kernel_rows = [], 0, KernelRows(problem.gram)
     while True:
         # noncrossing residuals: as loose as the pairs until the gap is reached, then
         # to half of the certificate's violation tolerance (a last short phase)
@@ -165,7 +167,7 @@ def solve_smo(problem, start="zero", warm_start=None, cache_mb=None,
         steps_since_polish += it
         if polish and len(polishes) < MAX_POLISH_ROUNDS and steps_since_polish * n >= (
                 _polish_work(problem, alpha, phi, gamma)):
-            polishes.append(_polish(problem, alpha, phi, gamma, G))
+            polishes.append(_polish(problem, alpha, phi, gamma, G, kernel_rows))
             steps_since_polish = 0
             if _meets_certificate(problem, alpha.T, phi.T, G.T):
                 break
@@ -200,7 +202,8 @@ def solve_smo(problem, start="zero", warm_start=None, cache_mb=None,
               "steps": {"pair": same, "cross_pair": cross, "phi": phi_steps},
               "shrinking": {"dropped": shrunk, "reconstructions": rebuilt},
               "active_noncrossing": int(np.sum(phi > 0)) + int(np.sum(gamma > 0)),
-              "polish": [dataclasses.asdict(step) for step in polishes]})
+              "polish": [dataclasses.asdict(step) for step in polishes],
+              "polish_kernel_rows": kernel_rows.computed})
 
 
 def default_cache_mb(n, cap_mb=CACHE_CAP_MB):
@@ -263,11 +266,12 @@ def _row_cache(gram, cache_mb):
     return RowCache(None, gram, "precomputed")
 
 
-def _polish(problem, alpha, phi, gamma, G):
+def _polish(problem, alpha, phi, gamma, G, kernel_rows):
     """One polishing step on the boundary-major arrays, taken (in place) when its
-    candidate lowers the dual objective or meets the certificate's tolerances."""
+    candidate lowers the dual objective or meets the certificate's tolerances; the
+    kernel rows of its faces are kept in ``kernel_rows`` for the next steps."""
     step, candidate = polish_step(problem, alpha.T, phi.T, gamma, G.T,
-                                  intercepts_by_pooling(problem, G.T))
+                                  intercepts_by_pooling(problem, G.T), kernel_rows)
     if candidate is None or not ((step.descent and step.converged) or _meets_certificate(
             problem, candidate["alpha"], candidate["phi"], candidate["G"])):
         return step
