@@ -32,7 +32,7 @@ A breakpoint costs two combinations of ``|A|`` rows of Z (s's and f's slopes),
 
 The path is started from an optimal basis at a smaller lambda (HiGHS's,
 :meth:`~nordicstats.solvers.l1svm_lp.BoundaryLP.solve`) and stops at the target.
-A degenerate start -- more points on the margin than the |A| + 1 of E, e.g. theta = 0
+A degenerate start -- more points on the margin than the ``|A| + 1`` of E, e.g. theta = 0
 with a whole class at y f = 1 -- makes edges of length zero, and the plain path bounces
 among the tied points until it gives up.  With ``perturbation`` it follows the LP whose
 margins are y_i f(x_i) >= 1 + eps_i, the eps_i chosen so that the start stays optimal
@@ -181,7 +181,7 @@ def follow_cost_path(Z, y, u, lam_start, lam_end, point_status, active, sign,
 def margin_perturbation(point_status, size):
     """Margins eps_i of a perturbed LP for which the basis ``point_status`` stays optimal.
 
-    A degenerate vertex has more points on the margin (y_i f(x_i) = 1) than the |A| + 1
+    A degenerate vertex has more points on the margin (y_i f(x_i) = 1) than the ``|A| + 1``
     of its basis: at theta = 0 every point of the larger side.  Moving the margin of
     the nonbasic points away from their side, eps_i = -size w_i for mu_i = 0 (R) and
     eps_i = +size w_i for mu_i at its bound (L), with distinct w_i in [1, 2) and
