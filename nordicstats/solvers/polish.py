@@ -167,10 +167,6 @@ class _Subface:
         self.m, self.size = face.m, block.size
         self.entries = (local[var[on]], row[on], bound[on], coef[on])
 
-    def cross_hessian(self, other, K_SS):
-        """:func:`_cross_hessian` of this block and another."""
-        return _cross_hessian(self, other, K_SS)
-
 
 class _Face:
     """The free variables of a face: which entries of Omega they move and how."""
@@ -227,10 +223,6 @@ class _Face:
         np.add.at(out, var, coef * W[row, bound])
         return out
 
-    def cross_hessian(self, other, K_block):
-        """:func:`_cross_hessian` of this face and another."""
-        return _cross_hessian(self, other, K_block)
-
     def hessian_product(self, K_SS, x):
         """H x = M' vec(K_SS (M x)) without forming H."""
         return self.transpose_omega(K_SS @ self.omega(x))
@@ -249,8 +241,8 @@ class _Face:
         """:class:`BlockTridiagonalCholesky` of H + delta I over :meth:`blocks`."""
         blocks = self.blocks()
         subfaces = [_Subface(self, block) for block in blocks]
-        diagonal = [sub.cross_hessian(sub, K_SS) for sub in subfaces]
-        below = [low.cross_hessian(up, K_SS) for up, low in zip(subfaces, subfaces[1:])]
+        diagonal = [_cross_hessian(sub, sub, K_SS) for sub in subfaces]
+        below = [_cross_hessian(low, up, K_SS) for up, low in zip(subfaces, subfaces[1:])]
         return BlockTridiagonalCholesky(blocks, diagonal, below)
 
     def equality_rows(self, Y):
