@@ -255,6 +255,18 @@ def _restore(H, KF, JF, LF, S_root, G, act, nact, is_act, live):
 
 
 @numba.njit(cache=True)
+def _shrink_entries(chain, gamma, Y, U, alpha, no_phi, G, up_val, low_val, act, nact,
+                    is_act, live, KF, KF_live):
+    """One shrink (:func:`~nordicstats.solvers.smo_core._shrink`), the live rows and the
+    free rows compacted to them; (nlive, free rows to read, entries out of the scans)."""
+    _shrink(chain, False, 0, 0.0, gamma, Y, U, alpha, no_phi, G, up_val, low_val, act, nact,
+            is_act)
+    nlive = _sparse_lists(is_act, act, nact, live)
+    return (nlive, _compact_free_rows(KF, live, nlive, KF_live),
+            Y.shape[0] * Y.shape[1] - nact.sum())
+
+
+@numba.njit(cache=True)
 def nordic0_smo_loop(Y, U, alpha, gamma, G, H, diag, KF, JF, LF, S_root, chain, tol, max_iter,
                      relax_same, relax_cross, shrinking, shrink_first, shrink_every, kind, gram,
                      X, sqnorm, params, rows, slot_of, owner, stamp, counters):
@@ -324,11 +336,8 @@ def nordic0_smo_loop(Y, U, alpha, gamma, G, H, diag, KF, JF, LF, S_root, chain, 
     for k in range(m):
         _scan_alpha_active(k, act, nact, Y, U, alpha, G, up_val, up_arg, low_val, low_arg)
     if shrinking and shrink_first:
-        _shrink(chain, False, 0, 0.0, gamma, Y, U, alpha, no_phi, G, up_val, low_val, act,
-                nact, is_act)
-        nlive = _sparse_lists(is_act, act, nact, live)
-        KFL = _compact_free_rows(KF, live, nlive, KF_live)
-        shrunk = m * n - nact.sum()
+        nlive, KFL, shrunk = _shrink_entries(chain, gamma, Y, U, alpha, no_phi, G, up_val,
+                                             low_val, act, nact, is_act, live, KF, KF_live)
         counters[6] += shrunk
         for k in range(m):
             _scan_alpha_active(k, act, nact, Y, U, alpha, G, up_val, up_arg, low_val, low_arg)
@@ -374,11 +383,9 @@ def nordic0_smo_loop(Y, U, alpha, gamma, G, H, diag, KF, JF, LF, S_root, chain, 
             countdown -= 1
             if countdown == 0:
                 countdown = shrink_every
-                _shrink(chain, False, 0, 0.0, gamma, Y, U, alpha, no_phi, G, up_val, low_val,
-                        act, nact, is_act)
-                nlive = _sparse_lists(is_act, act, nact, live)
-                KFL = _compact_free_rows(KF, live, nlive, KF_live)
-                dropped = m * n - nact.sum()
+                nlive, KFL, dropped = _shrink_entries(chain, gamma, Y, U, alpha, no_phi, G,
+                                                      up_val, low_val, act, nact, is_act, live,
+                                                      KF, KF_live)
                 counters[6] += dropped - shrunk
                 shrunk = dropped
         for k in range(m):
