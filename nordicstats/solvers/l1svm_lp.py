@@ -58,6 +58,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from nordicstats.exceptions import SolverError
+from nordicstats.solvers.l1svm_path import follow_cost_path
 
 __all__ = ["BoundaryLP", "LPStats", "quiet_highs", "HIGHS_OPTIONS", "PRICING_TOL",
            "COLUMN_BATCH", "DROP_SLACK_ROWS", "RAY_TOL", "PATH_MIN_COST", "PATH_START_FRACTION",
@@ -322,8 +323,6 @@ class BoundaryLP:
     def _start_by_path(self):
         """Solve at ``PATH_START_FRACTION`` times the costs, follow the path to them and
         hand its end basis to HiGHS (kept as the start's basis if the path gave up)."""
-        from nordicstats.solvers.l1svm_path import follow_cost_path
-
         costs = self._costs
         self.set_costs(costs * PATH_START_FRACTION)
         self.lp.setOptionValue("simplex_iteration_limit", PATH_START_ITERATIONS * self.n)
