@@ -58,11 +58,11 @@ from dataclasses import dataclass
 import numpy as np
 
 from nordicstats.exceptions import SolverError
-from nordicstats.solvers.l1svm_path import follow_cost_path
+from nordicstats.solvers.l1svm_path import follow_cost_path, follow_margin_path
 
 __all__ = ["BoundaryLP", "LPStats", "quiet_highs", "HIGHS_OPTIONS", "PRICING_TOL",
            "COLUMN_BATCH", "DROP_SLACK_ROWS", "RAY_TOL", "PATH_MIN_COST", "PATH_START_FRACTION",
-           "USE_COST_PATH", "PATH_PERTURBATION"]
+           "USE_COST_PATH", "PATH_PERTURBATION", "USE_MARGIN_PATH"]
 
 HIGHS_OPTIONS = {"primal_feasibility_tolerance": 1e-9, "dual_feasibility_tolerance": 1e-9}
 #: Row j (theta_j) enters when ``|(Z'v)_j|`` exceeds 1 by more than this (HiGHS's tolerance).
@@ -90,6 +90,13 @@ USE_COST_PATH = True
 #: that drifted 5e-9 across its moved margin in the incremental updates of f blocked
 #: 51 edges at length 0; 1e-6 and 1e-5 followed it with the same HiGHS iterations.
 PATH_PERTURBATION = 1e-6
+#: A re-solve whose sign rows differ from those of the LP's last optimum (the branch and
+#: bound's children) follows the margins of the switched rows from that optimum
+#: (:func:`~nordicstats.solvers.l1svm_path.follow_margin_path`); HiGHS confirms the end
+#: basis, or goes on from its own basis when the path gives up (``docs/notes/scaling.md``).
+USE_MARGIN_PATH = True
+#: Sign-row entries of the extended Z kept beyond those in use (grown in blocks).
+SIGN_ROW_BLOCK = 32
 #: The start's simplex iterations per HiGHS run are capped at this times n: at small
 #: costs the LP can be degenerate enough for HiGHS's dual simplex to cycle (seen on the
 #: ``overlap`` design with the neighbouring boundary's rows); the LP is then solved cold.
@@ -132,6 +139,11 @@ class LPStats:
         and paths that gave up (the LP then solved by the dual simplex alone).
     path_seconds : float
         Wall-clock seconds in the cost path.
+    margin_paths, margin_path_steps, margin_path_fallbacks : int
+        Re-solves started along the sign rows' margins, their breakpoints, and those
+        that gave up (HiGHS then went on from the previous optimum's basis).
+    margin_path_seconds : float
+        Wall-clock seconds in the margin paths (reading the basis included).
     """
 
     solves: int = 0
@@ -145,6 +157,10 @@ class LPStats:
     path_steps: int = 0
     path_fallbacks: int = 0
     path_seconds: float = 0.0
+    margin_paths: int = 0
+    margin_path_steps: int = 0
+    margin_path_fallbacks: int = 0
+    margin_path_seconds: float = 0.0
 
 
 class BoundaryLP:
@@ -196,7 +212,9 @@ class BoundaryLP:
         self._dropped = np.zeros(self.Z.shape[1], dtype=bool)  # each row leaves at most once
         self.sign_rows = {}  # (i, s) -> variable n + r; s = +1: f(x_i) >= 0, -1: <= -delta
         self._row_point, self._row_sign = [], []
-        self._active, self._costs = frozenset(), None
+        self._active, self._costs, self._margin = frozenset(), None, 0.0
+        self._basis_rows = None  # sign rows at which HiGHS's basis is optimal (None: unknown)
+        self._extended = None  # Z with the sign rows' points (numba's arrays), see _extended_z
         self._optimum = None  # (theta, b, objective) until the LP changes
         self._solved_once = False
         self.stats = LPStats()
@@ -212,7 +230,7 @@ class BoundaryLP:
             return
         self.lp.changeColsBounds(self.n, np.arange(self.n, dtype=np.int32), np.zeros(self.n),
                                  costs)
-        self._costs, self._optimum = costs.copy(), None
+        self._costs, self._optimum, self._basis_rows = costs.copy(), None, None
 
     def set_sign_rows(self, active, margin):
         """Switch on exactly the sign rows ``active`` (pairs (i, s)); others are relaxed.
@@ -220,15 +238,20 @@ class BoundaryLP:
         s = +1 asks f(x_i) >= 0, s = -1 asks f(x_i) <= -``margin`` (nu_r costs -h_r).
         """
         active = frozenset(active)
-        if active == self._active:
+        if active == self._active and margin == self._margin:
             return
+        if margin != self._margin and any(key[1] < 0 for key in
+                                          self._active | (self._basis_rows or frozenset())):
+            self._basis_rows = None  # the rows f <= -margin change their costs
         for key in active - set(self.sign_rows):
             self._add_sign_row(*key)
         for key in active ^ self._active:
             on, column = key in active, self.sign_rows[key]
             self.lp.changeColBounds(column, 0.0, np.inf if on else 0.0)
             self.lp.changeColCost(column, -(margin if on and key[1] < 0 else 0.0))
-        self._active, self._optimum = active, None
+        for key in active if margin != self._margin else ():
+            self.lp.changeColCost(self.sign_rows[key], -(margin if key[1] < 0 else 0.0))
+        self._active, self._optimum, self._margin = active, None, margin
 
     def _add_sign_row(self, i, s):
         values = np.concatenate([[s], s * self.Z[i, self.columns]])
@@ -280,9 +303,13 @@ class BoundaryLP:
         self.stats.solves += 1
         if self.follows_cost_path():
             self._start_by_path()
+        elif self.follows_margin_path():
+            self._start_by_margin_path()
         self._solved_once = True
         if not self._cutting_planes():
+            self._basis_rows = None
             return None
+        self._basis_rows = self._active
         multipliers = -np.asarray(self.lp.getSolution().row_dual)
         theta = np.zeros(self.Z.shape[1])
         theta[self.columns] = multipliers[1:]
@@ -296,6 +323,61 @@ class BoundaryLP:
         costs = self._costs if costs is None else np.asarray(costs, dtype=float)
         return bool(USE_COST_PATH and not self._active and not self._solved_once
                     and costs is not None and np.max(costs) >= PATH_MIN_COST)
+
+    def follows_margin_path(self):
+        """True when the next solve starts along the switched sign rows' margins: the last
+        solve ended optimal at these costs with other sign rows."""
+        return bool(USE_MARGIN_PATH and self._basis_rows is not None
+                    and self._basis_rows != self._active)
+
+    def _start_by_margin_path(self):
+        """Follow the switched sign rows' margins from the last optimum (rows switched off
+        first) and hand the end basis to HiGHS; leave HiGHS's basis if the path gives up."""
+        begin = time.perf_counter()
+        self.stats.margin_paths += 1
+        start = self._basis_sets(sign_rows=True)
+        end = None
+        if start is not None:
+            n, rows = self.n, len(self._row_point)
+            Z, ZT = self._extended_z()
+            size = Z.shape[0]
+            y, u = np.ones(size), np.full(size, np.inf)
+            margins, status = np.zeros(size), np.full(size, 3, dtype=np.int8)
+            y[:n], y[n:n + rows] = self.y, self._row_sign
+            u[:n], status[:n + rows] = self._costs, start[0]
+            margins[:n] = 1.0
+            margins[n:n + rows] = np.where(np.asarray(self._row_sign) < 0, self._margin, 0.0)
+            off = [self.sign_rows[key] for key in self._basis_rows - self._active]
+            on = [self.sign_rows[key] for key in self._active - self._basis_rows]
+            moves = np.array(sorted(off) + sorted(on), dtype=np.int64)
+            end = follow_margin_path(Z, ZT, y, u, margins, status, start[1], start[2], moves,
+                                     np.concatenate([np.full(len(off), -np.inf),
+                                                     margins[sorted(on)]]),
+                                     max_steps=self.n, perturbation=PATH_PERTURBATION)
+            self.stats.margin_path_steps += end.steps
+        if end is None or not end.followed:
+            self.stats.margin_path_fallbacks += 1
+        else:
+            self.add_columns(end.active)
+            self._set_basis(end.point_status[:self.n + len(self._row_point)],
+                            dict(zip(end.active.tolist(), end.sign)))
+        self.stats.margin_path_seconds += time.perf_counter() - begin
+
+    def _extended_z(self):
+        """(Z with a row per sign row's point, its transpose), kept and grown in blocks of
+        ``SIGN_ROW_BLOCK`` entries (unused rows are zero)."""
+        n, rows = self.n, len(self._row_point)
+        if self._extended is None or self._extended[0].shape[0] < n + rows:
+            size = n + rows + SIGN_ROW_BLOCK
+            Z = np.zeros((size, self.Z.shape[1]))
+            Z[:n] = self.Z
+            self._extended = [Z, None, 0]
+        Z, ZT, filled = self._extended
+        if filled < rows or ZT is None:
+            Z[n + filled:n + rows] = self.Z[np.asarray(self._row_point[filled:], dtype=int)]
+            ZT = np.ascontiguousarray(Z.T)
+            self._extended = [Z, ZT, rows]
+        return Z, ZT
 
     def _cutting_planes(self):
         """Run HiGHS and add violated rows until none is; False if the primal is infeasible."""
@@ -349,14 +431,24 @@ class BoundaryLP:
         self.add_columns(end.active)
         self._set_basis(end.point_status, dict(zip(end.active.tolist(), end.sign)))
 
-    def _basis_sets(self):
+    def _basis_sets(self, sign_rows=False):
         """HiGHS's optimal basis as the path's (point status, A, sigma), or None when the
-        row of b is basic (b = 0: not a basis the path can start from)."""
+        row of b is basic (b = 0: not a basis the path can start from).
+
+        With ``sign_rows`` the status covers the sign rows too (after the n points; 3 for
+        a row switched off; None when such a row is basic, a degenerate basis)."""
         basis = self.lp.getBasis()
         kinds = self._highspy.HighsBasisStatus
         codes = {kinds.kBasic: 2, kinds.kUpper: 1}
         col_status, row_status = basis.col_status, basis.row_status  # copies: read once
-        point_status = np.array([codes.get(status, 0) for status in col_status[:self.n]])
+        size = self.n + (len(self._row_point) if sign_rows else 0)
+        point_status = np.array([codes.get(status, 0) for status in col_status[:size]])
+        if sign_rows:
+            on = np.zeros(len(self._row_point), dtype=bool)
+            on[[self.sign_rows[key] - self.n for key in self._basis_rows]] = True
+            if np.any(point_status[self.n:][~on] == 2):
+                return None
+            point_status[self.n:][~on] = 3
         if row_status[0] == kinds.kBasic:
             return None
         values = np.asarray(self.lp.getSolution().row_value)
@@ -369,9 +461,9 @@ class BoundaryLP:
         """Give HiGHS the dual basis: mu by ``point_status``, rows of A at their sign."""
         kinds = self._highspy.HighsBasisStatus
         basis = self.lp.getBasis()
-        to_kind = (kinds.kLower, kinds.kUpper, kinds.kBasic)
+        to_kind = (kinds.kLower, kinds.kUpper, kinds.kBasic, kinds.kLower)
         basis.col_status = [to_kind[code] for code in point_status] + \
-            [kinds.kLower] * len(self._row_point)
+            [kinds.kLower] * (self.n + len(self._row_point) - len(point_status))
         rows = [kinds.kLower]
         for j in self.columns:
             sign = active_sign.get(j)
