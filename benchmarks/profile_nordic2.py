@@ -136,7 +136,8 @@ def _default_fit_parts(problem):
 #: ``--compare-start``: the path on the LP itself (a degenerate start stalls it and the
 #: LP falls back), then on the LP with perturbed margins (the default).
 COMPARISONS = {"path": (("lp", {"USE_COST_PATH": False}), ("path", {})),
-               "start": (("plain", {"PATH_PERTURBATION": 0.0}), ("path", {}))}
+               "start": (("plain", {"PATH_PERTURBATION": 0.0}), ("path", {})),
+               "resolve": (("highs", {"USE_MARGIN_PATH": False}), ("margin", {}))}
 
 
 def compare_path(n, K, C, seed=0, design="likert", comparison="path"):
@@ -311,6 +312,9 @@ def main():
                         help="root LPs by the dual simplex alone against their cost path")
     parser.add_argument("--compare-start", action="store_true",
                         help="the cost path on the LP itself against perturbed margins")
+    parser.add_argument("--compare-resolve", action="store_true",
+                        help="the branch and bound's re-solves by HiGHS alone against the "
+                             "margin path")
     parser.add_argument("--trace-resolves", action="store_true",
                         help="the branch and bound's LP re-solves and their basis distances")
     parser.add_argument("--design", default="likert", choices=("likert", "rare", "overlap"),
@@ -325,7 +329,8 @@ def main():
                 fh.write(json.dumps(row) + "\n")
             print(resolve_summary(row), flush=True)
         return
-    comparison = "start" if args.compare_start else "path" if args.compare_path else None
+    comparison = ("start" if args.compare_start else "path" if args.compare_path else
+                  "resolve" if args.compare_resolve else None)
     if comparison:  # load the compiled path once, outside the timings
         compare_path(60, 3, 4.0, comparison=comparison)
     for K in args.K:

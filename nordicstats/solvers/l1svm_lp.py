@@ -365,18 +365,19 @@ class BoundaryLP:
 
     def _extended_z(self):
         """(Z with a row per sign row's point, its transpose), kept and grown in blocks of
-        ``SIGN_ROW_BLOCK`` entries (unused rows are zero)."""
+        ``SIGN_ROW_BLOCK`` entries (unused rows are zero); new sign rows fill their row
+        and column only."""
         n, rows = self.n, len(self._row_point)
         if self._extended is None or self._extended[0].shape[0] < n + rows:
             size = n + rows + SIGN_ROW_BLOCK
-            Z = np.zeros((size, self.Z.shape[1]))
-            Z[:n] = self.Z
-            self._extended = [Z, None, 0]
+            Z, ZT = np.zeros((size, self.Z.shape[1])), np.zeros((self.Z.shape[1], size))
+            Z[:n], ZT[:, :n] = self.Z, self.Z.T
+            self._extended = [Z, ZT, 0]
         Z, ZT, filled = self._extended
-        if filled < rows or ZT is None:
-            Z[n + filled:n + rows] = self.Z[np.asarray(self._row_point[filled:], dtype=int)]
-            ZT = np.ascontiguousarray(Z.T)
-            self._extended = [Z, ZT, rows]
+        if filled < rows:
+            block = self.Z[np.asarray(self._row_point[filled:], dtype=int)]
+            Z[n + filled:n + rows], ZT[:, n + filled:n + rows] = block, block.T
+            self._extended[2] = rows
         return Z, ZT
 
     def _cutting_planes(self):

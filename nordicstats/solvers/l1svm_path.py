@@ -362,10 +362,13 @@ def _replace_column(Minv, m, r, a):
     pivot = w[r]
     if pivot == 0.0:
         return 0.0
-    Minv[r, :m] /= pivot
+    for k in range(m):
+        Minv[r, k] /= pivot
     for i in range(m):
         if i != r and w[i] != 0.0:
-            Minv[i, :m] -= w[i] * Minv[r, :m]
+            factor = w[i]
+            for k in range(m):
+                Minv[i, k] -= factor * Minv[r, k]
     return pivot
 
 
