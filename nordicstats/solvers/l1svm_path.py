@@ -449,11 +449,13 @@ def _dual_side(Z, y, E, A, sigma, m, Minv, g, ylu, lam, mu_E, dmu, rhs, drhs, wo
 
 
 @numba.njit(cache=True)
-def _next_breakpoint(E, m, u, lam, bound_rate, max_step, mu_E, dmu, s, ds, in_A):
+def _next_breakpoint(E, m, u, lam, bound_rate, max_step, mu_E, dmu, s, ds, in_A, ds_floor):
     """(step, kind, who) along mu_E + step dmu and s + step ds, the bounds of mu_E at
     (lam + step bound_rate) u: kind 0 ``max_step``, 1 mu_E[who] reaches 0, 2 its bound,
     3 |s_who| reaches 1.  ``bound_rate`` is 1 on the cost path (lam is the parameter)
-    and 0 along a dual edge (fixed bounds, possibly infinite)."""
+    and 0 along a dual edge (fixed bounds, possibly infinite).  Rates of s below
+    ``RATE_TOL`` times the largest (at least ``ds_floor``, the size of ds's terms: they
+    may cancel to rounding) do not move it."""
     step, kind, who = max_step, 0, -1
     scale = 1e-300
     for t in range(m):
@@ -471,7 +473,7 @@ def _next_breakpoint(E, m, u, lam, bound_rate, max_step, mu_E, dmu, s, ds, in_A)
             cand = max((lam * u[e] - mu_E[t]) / rate, 0.0)
             if cand < step:
                 step, kind, who = cand, 2, t
-    ds_scale = 1e-300
+    ds_scale = max(1e-300, ds_floor)
     for j in range(ds.size):
         ds_scale = max(ds_scale, abs(ds[j]))
     for j in range(ds.size):
@@ -617,7 +619,7 @@ def _follow(Z, ZT, y, u, r, lam, lam_end, status, E, A, sigma, m, max_steps, the
         _dual_side(Z, y, E, A, sigma, m, Minv, g, ylu, lam, mu_E, dmu, rhs, drhs, work, s, ds,
                    fresh)
         step, kind, who = _next_breakpoint(E, m, u, lam, 1.0, lam_end - lam, mu_E, dmu, s, ds,
-                                            in_A)
+                                            in_A, 0.0)
         lam += step
         s += step * ds
         if kind == 0:
@@ -722,6 +724,7 @@ def _follow_margins(Z, ZT, y, u, r, r_true, status, E, A, sigma, m, moves, targe
     mu_E, dmu, rhs, x, d, work, r_E = (vectors[0], vectors[1], vectors[2], vectors[4],
                                        vectors[5], vectors[6], vectors[7])
     code, steps, zero_moves = FOLLOWED, 0, 0
+    z_max = np.abs(Z).max()
     _refresh(Z, ZT, y, E, A, sigma, m, Minv, g, ylu, r, vectors, s, ds, f)
     since_refresh = 0
     for c in range(moves.size):
@@ -781,7 +784,9 @@ def _follow_margins(Z, ZT, y, u, r, r_true, status, E, A, sigma, m, moves, targe
             _basic_mu(A, sigma, m, Minv, g, ylu, 1.0, mu_E, rhs)
             _dual_edge(Z, y, status, E, A, sigma, m, Minv, block, blocking_point, dmu, ds, work)
             flip = u[block] if blocking_point else 2.0  # mu_j across its box, s_q to -sigma_q
-            step, kind, who = _next_breakpoint(E, m, u, 1.0, 0.0, flip, mu_E, dmu, s, ds, in_A)
+            terms = z_max * (np.abs(dmu[:m]).sum() + (1.0 if blocking_point else 0.0))
+            step, kind, who = _next_breakpoint(E, m, u, 1.0, 0.0, flip, mu_E, dmu, s, ds, in_A,
+                                               terms)
             if kind == 0 and step == np.inf:  # a dual ray: no larger margin is feasible
                 code = INFEASIBLE
                 break
