@@ -144,3 +144,49 @@ def test_sign_row_resolves_keep_their_rows_and_reach_the_full_optimum(boundary):
         lp.set_sign_rows(rows, MARGIN)
         assert lp.solve()[2] == pytest.approx(full_lp(Z, y, costs, rows), rel=RTOL)
     assert lp.stats.rows_dropped == dropped
+
+
+def test_resolves_along_the_margin_path_confirmed_by_highs(boundary):
+    # rows switched on one at a time, then off one at a time (each a re-solve from the
+    # last optimum along the rows' margins): every optimum is the full LP's, no path gave
+    # up, and HiGHS accepted every end basis with no simplex iteration
+    Z, y = boundary
+    costs = np.full(len(y), 10.0)
+    lp = BoundaryLP(Z, y)
+    theta, b, _ = lp.solve(costs)
+    f = Z @ theta + b
+    rows = [(int(i), -1 if f[i] > 0 else 1) for i in np.argsort(np.abs(f))[:5]]
+    iterations = lp.stats.simplex_iterations
+    for active in [rows[:c] for c in range(1, 6)] + [rows[c:] for c in range(1, 6)]:
+        lp.set_sign_rows(active, MARGIN)
+        assert lp.follows_margin_path()
+        assert lp.solve()[2] == pytest.approx(full_lp(Z, y, costs, active), rel=RTOL)
+    assert lp.stats.margin_paths == 10 and lp.stats.margin_path_fallbacks == 0
+    assert lp.stats.margin_path_steps >= 10
+    assert lp.stats.simplex_iterations == iterations
+
+
+def test_infeasible_child_and_a_path_that_gives_up(boundary, monkeypatch):
+    # a row contradicting another: the path meets a dual ray and HiGHS proves the LP
+    # infeasible from the previous basis; after it the next re-solve cannot start from
+    # an optimum (HiGHS alone).  A path cut at one breakpoint leaves HiGHS to go on.
+    Z, y = boundary
+    costs = np.full(len(y), 4.0)
+    lp = BoundaryLP(Z, y)
+    lp.solve(costs)
+    lp.set_sign_rows([(5, 1)], MARGIN)
+    assert lp.solve()[2] == pytest.approx(full_lp(Z, y, costs, [(5, 1)]), rel=RTOL)
+    lp.set_sign_rows([(5, 1), (5, -1)], MARGIN)
+    assert lp.solve() is None and full_lp(Z, y, costs, [(5, 1), (5, -1)]) is None
+    assert lp.stats.margin_paths == 2 and lp.stats.margin_path_fallbacks == 1
+    lp.set_sign_rows([(5, -1)], MARGIN)
+    assert not lp.follows_margin_path()
+    theta, b, objective = lp.solve()
+    assert objective == pytest.approx(full_lp(Z, y, costs, [(5, -1)]), rel=RTOL)
+    monkeypatch.setattr(l1svm_lp, "MARGIN_PATH_MAX_STEPS", 1)
+    f = Z @ theta + b
+    rows = [(5, -1)] + [(int(i), -1 if f[i] > 0 else 1) for i in np.argsort(np.abs(f))[1:4]]
+    lp.set_sign_rows(rows, MARGIN)
+    assert lp.follows_margin_path()
+    assert lp.solve()[2] == pytest.approx(full_lp(Z, y, costs, rows), rel=RTOL)
+    assert lp.stats.margin_path_fallbacks == 2

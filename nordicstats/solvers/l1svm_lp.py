@@ -62,7 +62,7 @@ from nordicstats.solvers.l1svm_path import follow_cost_path, follow_margin_path
 
 __all__ = ["BoundaryLP", "LPStats", "quiet_highs", "HIGHS_OPTIONS", "PRICING_TOL",
            "COLUMN_BATCH", "DROP_SLACK_ROWS", "RAY_TOL", "PATH_MIN_COST", "PATH_START_FRACTION",
-           "USE_COST_PATH", "PATH_PERTURBATION", "USE_MARGIN_PATH"]
+           "USE_COST_PATH", "PATH_PERTURBATION", "USE_MARGIN_PATH", "MARGIN_PATH_MAX_STEPS"]
 
 HIGHS_OPTIONS = {"primal_feasibility_tolerance": 1e-9, "dual_feasibility_tolerance": 1e-9}
 #: Row j (theta_j) enters when ``|(Z'v)_j|`` exceeds 1 by more than this (HiGHS's tolerance).
@@ -95,6 +95,8 @@ PATH_PERTURBATION = 1e-6
 #: (:func:`~nordicstats.solvers.l1svm_path.follow_margin_path`); HiGHS confirms the end
 #: basis, or goes on from its own basis when the path gives up (``docs/notes/scaling.md``).
 USE_MARGIN_PATH = True
+#: Most breakpoints of a margin path (None: n); it gives up beyond (HiGHS goes on).
+MARGIN_PATH_MAX_STEPS = None
 #: Sign-row entries of the extended Z kept beyond those in use (grown in blocks).
 SIGN_ROW_BLOCK = 32
 #: The start's simplex iterations per HiGHS run are capped at this times n: at small
@@ -353,7 +355,8 @@ class BoundaryLP:
             end = follow_margin_path(Z, ZT, y, u, margins, status, start[1], start[2], moves,
                                      np.concatenate([np.full(len(off), -np.inf),
                                                      margins[sorted(on)]]),
-                                     max_steps=self.n, perturbation=PATH_PERTURBATION)
+                                     max_steps=MARGIN_PATH_MAX_STEPS or self.n,
+                                     perturbation=PATH_PERTURBATION)
             self.stats.margin_path_steps += end.steps
         if end is None or not end.followed:
             self.stats.margin_path_fallbacks += 1
