@@ -25,8 +25,11 @@ simplex alone (``USE_COST_PATH = False``) and along their cost path (the default
 breakpoints and fallbacks, and the fit's two phases; then prints the rows so stored
 as a Markdown table.  ``--compare-start`` does the same with the path on the LP itself
 (``PATH_PERTURBATION = 0``: a degenerate start stalls it) against the path on the LP
-with perturbed margins (the default); ``--design`` picks the data (``overlap``, whose
-outer boundaries start degenerate).
+with perturbed margins (the default); ``--compare-resolve`` with the branch and bound's
+re-solves by HiGHS alone from the previous basis (``USE_MARGIN_PATH = False``) against
+their path along the switched sign rows' margins (the default), with the branch and
+bound's CPU seconds, re-solves, breakpoints and simplex iterations; ``--design`` picks
+the data (``overlap``, whose outer boundaries start degenerate).
 
 Rows go to ``benchmarks/results/scale/profile_nordic2.jsonl``, with the commit they ran.
 
@@ -199,6 +202,30 @@ def path_table(rows):
     return "\n".join(lines)
 
 
+def resolve_table(rows):
+    """Markdown: the ``--compare-resolve`` rows (the branch and bound's re-solves by HiGHS
+    alone -> along the margin path; CPU seconds, one process per row)."""
+    lines = ["| design | K | C | load | libsvm CPU s | B&B CPU s | re-solves by the path "
+             "(fallbacks) | breakpoints per path | B&B simplex iterations | B&B HiGHS runs | "
+             "fit CPU s | CPU ratio to libsvm | nodes |", "|" + "---|" * 13]
+    for r in (r for r in rows if r.get("variants") == ["highs", "margin"]):
+        def both(key, form="{:.2f}", r=r):
+            return f"{form.format(r[f'highs_{key}'])} -> {form.format(r[f'margin_{key}'])}"
+
+        paths = r["margin_bnb_margin_paths"]
+        lines.append(
+            f"| {r['design']} | {r['K']} | {r['C']:g} | {r['load']:.1f} | "
+            f"{r['libsvm_cpu']:.3f} | {both('default_after_relaxation_cpu')} | {paths} "
+            f"({r['margin_bnb_margin_path_fallbacks']}) | "
+            f"{r['margin_bnb_margin_path_steps'] / max(paths, 1):.0f} | "
+            f"{both('bnb_simplex_iterations', '{}')} | {both('bnb_runs', '{}')} | "
+            f"{both('default_fit_cpu')} | "
+            f"{r['highs_default_fit_cpu'] / r['libsvm_cpu']:.0f}x -> "
+            f"{r['margin_default_fit_cpu'] / r['libsvm_cpu']:.0f}x | "
+            f"{both('default_nodes', '{}')} |")
+    return "\n".join(lines)
+
+
 def trace_resolves(n, K, C, seed=0, design="likert"):
     """One row: every LP re-solve of the default fit's branch and bound, with how far it
     moved from the LP's previous optimum (the same BoundaryLP, last left by another node).
@@ -340,7 +367,8 @@ def main():
             fh.write(json.dumps(row) + "\n")
         print(json.dumps(row), flush=True)
     if comparison:
-        print(path_table([json.loads(line) for line in OUT.read_text().splitlines()]))
+        stored = [json.loads(line) for line in OUT.read_text().splitlines()]
+        print(resolve_table(stored) if comparison == "resolve" else path_table(stored))
 
 
 if __name__ == "__main__":
