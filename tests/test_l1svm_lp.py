@@ -190,3 +190,31 @@ def test_infeasible_child_and_a_path_that_gives_up(boundary, monkeypatch):
     assert lp.follows_margin_path()
     assert lp.solve()[2] == pytest.approx(full_lp(Z, y, costs, rows), rel=RTOL)
     assert lp.stats.margin_path_fallbacks == 2
+
+
+def test_boundaries_share_their_sign_row_points():
+    # two boundaries of one Z share the margin path's arrays: each re-solve reaches its
+    # full LP's optimum (the other LP's entries are switched off), and a row asked for
+    # by both is stored once
+    X, y = make_nonlinear(120, random_state=5, K=4)
+    X = X.to_numpy()
+    Z = make_kernel("rbf", X)(X, X)
+    signs = binary_signs(y.cat.codes.to_numpy(), 4)
+    costs = np.full(len(y), 6.0)
+    points = l1svm_lp.SignRowPoints(Z)
+    lps = [BoundaryLP(Z, signs[:, k], points) for k in (0, 1)]
+    rows = [(int(i), 1) for i in np.flatnonzero(signs[:, 1] < 0)[:2]] + [(7, -1)]
+    for lp, y_k in zip(lps, (signs[:, 0], signs[:, 1])):
+        lp.solve(costs)
+        for count in (1, 2, 3):
+            lp.set_sign_rows(rows[:count], MARGIN)
+            out = lp.solve()
+            reference = full_lp(Z, y_k, costs, rows[:count])
+            assert (out is None) == (reference is None)
+            if out is not None:
+                assert out[2] == pytest.approx(reference, rel=RTOL)
+        assert lp.stats.margin_paths == 3 and lp.stats.margin_path_fallbacks == 0
+    assert points.matrices()[0].shape[0] >= len(y) + len(rows)
+    np.testing.assert_array_equal(points.entries(rows), len(y) + np.arange(len(rows)))
+    with pytest.raises(ValueError, match="same Z"):
+        BoundaryLP(Z[:50], signs[:50, 0], points)

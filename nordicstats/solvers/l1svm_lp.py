@@ -60,7 +60,7 @@ import numpy as np
 from nordicstats.exceptions import SolverError
 from nordicstats.solvers.l1svm_path import follow_cost_path, follow_margin_path
 
-__all__ = ["BoundaryLP", "LPStats", "quiet_highs", "HIGHS_OPTIONS", "PRICING_TOL",
+__all__ = ["BoundaryLP", "LPStats", "SignRowPoints", "quiet_highs", "HIGHS_OPTIONS", "PRICING_TOL",
            "COLUMN_BATCH", "DROP_SLACK_ROWS", "RAY_TOL", "PATH_MIN_COST", "PATH_START_FRACTION",
            "USE_COST_PATH", "PATH_PERTURBATION", "USE_MARGIN_PATH", "MARGIN_PATH_MAX_STEPS"]
 
@@ -165,6 +165,52 @@ class LPStats:
     margin_path_seconds: float = 0.0
 
 
+class SignRowPoints:
+    """Z with one more row per sign row (i, s): the margin path's points, shared by LPs.
+
+    :func:`~nordicstats.solvers.l1svm_path.follow_margin_path` reads a sign row as one
+    more point (Z_i's row, label s).  The K-1 LPs of one fit share Z, so they share
+    these arrays: entry n + e is the e-th sign row (i, s) asked for by any of them (an
+    LP's path marks the others' entries switched off).  Z and its transpose (the compiled
+    path reads both) are grown in blocks of ``SIGN_ROW_BLOCK`` entries; unused entries
+    are zero.
+
+    Parameters
+    ----------
+    Z : ndarray of shape (n, p)
+    """
+
+    def __init__(self, Z):
+        self.Z = Z
+        self._entry = {}  # (i, s) -> entry
+        self._filled = 0
+        self._matrices = None
+
+    def entries(self, keys):
+        """Entries (n + e) of the sign rows ``keys``, new ones appended."""
+        n = self.Z.shape[0]
+        for key in keys:
+            self._entry.setdefault(key, n + len(self._entry))
+        return np.array([self._entry[key] for key in keys], dtype=np.int64)
+
+    def matrices(self):
+        """(Z with the entries' rows, its transpose), both C-contiguous."""
+        n, p = self.Z.shape
+        if self._matrices is None or self._matrices[0].shape[0] < n + len(self._entry):
+            size = n + len(self._entry) + SIGN_ROW_BLOCK
+            Z, ZT = np.zeros((size, p)), np.zeros((p, size))
+            Z[:n], ZT[:, :n] = self.Z, self.Z.T
+            self._matrices, self._filled = (Z, ZT), 0
+        Z, ZT = self._matrices
+        if self._filled < len(self._entry):
+            keys = sorted(self._entry, key=self._entry.get)[self._filled:]
+            block = self.Z[[i for i, _ in keys]]
+            Z[n + self._filled:n + len(keys) + self._filled] = block
+            ZT[:, n + self._filled:n + len(keys) + self._filled] = block.T
+            self._filled = len(self._entry)
+        return Z, ZT
+
+
 class BoundaryLP:
     """The L1-SVM LP of one boundary (see the module docstring), kept warm in HiGHS.
 
@@ -174,6 +220,9 @@ class BoundaryLP:
         f(x_i) = Z_i theta + b (the kernel matrix, or X for a linear problem).
     y : ndarray of shape (n,)
         Signs y_i^(k) in {-1, +1}.
+    sign_row_points : SignRowPoints, optional
+        Z's rows for the sign rows of the margin path, shared by the LPs of one Z (the
+        K-1 boundaries of a fit); by default this LP's own.
 
     Attributes
     ----------
@@ -193,7 +242,7 @@ class BoundaryLP:
     (2.0, [2.0], -3.0)
     """
 
-    def __init__(self, Z, y):
+    def __init__(self, Z, y, sign_row_points=None):
         import highspy
 
         self._highspy = highspy
@@ -216,7 +265,9 @@ class BoundaryLP:
         self._row_point, self._row_sign = [], []
         self._active, self._costs, self._margin = frozenset(), None, 0.0
         self._basis_rows = None  # sign rows at which HiGHS's basis is optimal (None: unknown)
-        self._extended = None  # Z with the sign rows' points (numba's arrays), see _extended_z
+        if sign_row_points is not None and sign_row_points.Z.shape != self.Z.shape:
+            raise ValueError("sign_row_points must extend the same Z")
+        self._points = SignRowPoints(self.Z) if sign_row_points is None else sign_row_points
         self._optimum = None  # (theta, b, objective) until the LP changes
         self._solved_once = False
         self.stats = LPStats()
@@ -340,21 +391,22 @@ class BoundaryLP:
         start = self._basis_sets(sign_rows=True)
         end = None
         if start is not None:
-            n, rows = self.n, len(self._row_point)
-            Z, ZT = self._extended_z()
+            n = self.n
+            keys = sorted(self.sign_rows, key=self.sign_rows.get)  # in HiGHS's column order
+            entries = self._points.entries(keys)
+            Z, ZT = self._points.matrices()
             size = Z.shape[0]
             y, u = np.ones(size), np.full(size, np.inf)
             margins, status = np.zeros(size), np.full(size, 3, dtype=np.int8)
-            y[:n], y[n:n + rows] = self.y, self._row_sign
-            u[:n], status[:n + rows] = self._costs, start[0]
-            margins[:n] = 1.0
-            margins[n:n + rows] = np.where(np.asarray(self._row_sign) < 0, self._margin, 0.0)
-            off = [self.sign_rows[key] for key in self._basis_rows - self._active]
-            on = [self.sign_rows[key] for key in self._active - self._basis_rows]
-            moves = np.array(sorted(off) + sorted(on), dtype=np.int64)
-            end = follow_margin_path(Z, ZT, y, u, margins, status, start[1], start[2], moves,
-                                     np.concatenate([np.full(len(off), -np.inf),
-                                                     margins[sorted(on)]]),
+            y[:n], u[:n], margins[:n], status[:n] = self.y, self._costs, 1.0, start[0][:n]
+            y[entries], status[entries] = self._row_sign, start[0][n:]
+            margins[entries] = np.where(np.asarray(self._row_sign) < 0, self._margin, 0.0)
+            entry = dict(zip(keys, entries))
+            off = [entry[key] for key in keys if key in self._basis_rows - self._active]
+            on = [entry[key] for key in keys if key in self._active - self._basis_rows]
+            end = follow_margin_path(Z, ZT, y, u, margins, status, start[1], start[2],
+                                     np.array(off + on, dtype=np.int64),
+                                     np.concatenate([np.full(len(off), -np.inf), margins[on]]),
                                      max_steps=MARGIN_PATH_MAX_STEPS or self.n,
                                      perturbation=PATH_PERTURBATION)
             self.stats.margin_path_steps += end.steps
@@ -362,26 +414,10 @@ class BoundaryLP:
             self.stats.margin_path_fallbacks += 1
         else:
             self.add_columns(end.active)
-            self._set_basis(end.point_status[:self.n + len(self._row_point)],
+            self._set_basis(np.concatenate([end.point_status[:self.n],
+                                            end.point_status[entries]]),
                             dict(zip(end.active.tolist(), end.sign)))
         self.stats.margin_path_seconds += time.perf_counter() - begin
-
-    def _extended_z(self):
-        """(Z with a row per sign row's point, its transpose), kept and grown in blocks of
-        ``SIGN_ROW_BLOCK`` entries (unused rows are zero); new sign rows fill their row
-        and column only."""
-        n, rows = self.n, len(self._row_point)
-        if self._extended is None or self._extended[0].shape[0] < n + rows:
-            size = n + rows + SIGN_ROW_BLOCK
-            Z, ZT = np.zeros((size, self.Z.shape[1])), np.zeros((self.Z.shape[1], size))
-            Z[:n], ZT[:, :n] = self.Z, self.Z.T
-            self._extended = [Z, ZT, 0]
-        Z, ZT, filled = self._extended
-        if filled < rows:
-            block = self.Z[np.asarray(self._row_point[filled:], dtype=int)]
-            Z[n + filled:n + rows], ZT[:, n + filled:n + rows] = block, block.T
-            self._extended[2] = rows
-        return Z, ZT
 
     def _cutting_planes(self):
         """Run HiGHS and add violated rows until none is; False if the primal is infeasible."""
