@@ -168,8 +168,8 @@ def test_resolves_along_the_margin_path_confirmed_by_highs(boundary):
 
 def test_infeasible_child_and_a_path_that_gives_up(boundary, monkeypatch):
     # a row contradicting another: the path meets a dual ray and HiGHS proves the LP
-    # infeasible from the previous basis; after it the next re-solve cannot start from
-    # an optimum (HiGHS alone).  A path cut at one breakpoint leaves HiGHS to go on.
+    # infeasible from the previous basis; the next re-solve starts from a kept optimum
+    # (the root's, one row away).  A path cut at one breakpoint leaves HiGHS to go on.
     Z, y = boundary
     costs = np.full(len(y), 4.0)
     lp = BoundaryLP(Z, y)
@@ -180,9 +180,10 @@ def test_infeasible_child_and_a_path_that_gives_up(boundary, monkeypatch):
     assert lp.solve() is None and full_lp(Z, y, costs, [(5, 1), (5, -1)]) is None
     assert lp.stats.margin_paths == 2 and lp.stats.margin_path_fallbacks == 1
     lp.set_sign_rows([(5, -1)], MARGIN)
-    assert not lp.follows_margin_path()
+    assert lp.follows_margin_path() and lp._basis_rows is None
     theta, b, objective = lp.solve()
     assert objective == pytest.approx(full_lp(Z, y, costs, [(5, -1)]), rel=RTOL)
+    assert lp.stats.margin_paths == 3 and lp.stats.margin_path_fallbacks == 1
     monkeypatch.setattr(l1svm_lp, "MARGIN_PATH_MAX_STEPS", 1)
     f = Z @ theta + b
     rows = [(5, -1)] + [(int(i), -1 if f[i] > 0 else 1) for i in np.argsort(np.abs(f))[1:4]]

@@ -265,6 +265,7 @@ class BoundaryLP:
         self._row_point, self._row_sign = [], []
         self._active, self._costs, self._margin = frozenset(), None, 0.0
         self._basis_rows = None  # sign rows at which HiGHS's basis is optimal (None: unknown)
+        self._bases = {}  # sign rows -> an optimal basis as the margin path reads it
         if sign_row_points is not None and sign_row_points.Z.shape != self.Z.shape:
             raise ValueError("sign_row_points must extend the same Z")
         self._points = SignRowPoints(self.Z) if sign_row_points is None else sign_row_points
@@ -283,7 +284,7 @@ class BoundaryLP:
             return
         self.lp.changeColsBounds(self.n, np.arange(self.n, dtype=np.int32), np.zeros(self.n),
                                  costs)
-        self._costs, self._optimum, self._basis_rows = costs.copy(), None, None
+        self._costs, self._optimum, self._basis_rows, self._bases = costs.copy(), None, None, {}
 
     def set_sign_rows(self, active, margin):
         """Switch on exactly the sign rows ``active`` (pairs (i, s)); others are relaxed.
@@ -295,7 +296,7 @@ class BoundaryLP:
             return
         if margin != self._margin and any(key[1] < 0 for key in
                                           self._active | (self._basis_rows or frozenset())):
-            self._basis_rows = None  # the rows f <= -margin change their costs
+            self._basis_rows, self._bases = None, {}  # the rows f <= -margin change costs
         for key in active - set(self.sign_rows):
             self._add_sign_row(*key)
         for key in active ^ self._active:
@@ -378,19 +379,32 @@ class BoundaryLP:
                     and costs is not None and np.max(costs) >= PATH_MIN_COST)
 
     def follows_margin_path(self):
-        """True when the next solve starts along the switched sign rows' margins: the last
-        solve ended optimal at these costs with other sign rows."""
-        return bool(USE_MARGIN_PATH and self._basis_rows is not None
+        """True when the next solve starts along the switched sign rows' margins: an
+        optimum at these costs with other sign rows is known (the last solve's, or one
+        kept from before)."""
+        return bool(USE_MARGIN_PATH and (self._bases or self._basis_rows is not None)
                     and self._basis_rows != self._active)
 
     def _start_by_margin_path(self):
-        """Follow the switched sign rows' margins from the last optimum (rows switched off
-        first) and hand the end basis to HiGHS; leave HiGHS's basis if the path gives up."""
+        """Follow the switched sign rows' margins from the nearest known optimum and hand
+        the end basis to HiGHS; leave HiGHS's basis if the path gives up.
+
+        HiGHS's optimal basis is kept (by sign rows) before the LP moves on.  The path
+        starts from the kept basis whose rows are nearest the new ones, a row switched
+        off counting twice (its margin is lowered until its multiplier reaches 0, about
+        twice the breakpoints of a row switched on: ``docs/notes/scaling.md``); in the
+        branch and bound that is mostly the node's parent, one row away, where the LP
+        was last left at a sibling or cousin, two or more rows away."""
         begin = time.perf_counter()
         self.stats.margin_paths += 1
-        start = self._basis_sets(sign_rows=True)
+        if self._basis_rows is not None and self._basis_rows not in self._bases:
+            self._bases[self._basis_rows] = self._basis_sets(self._basis_rows)
+        usable = [rows for rows, basis in self._bases.items() if basis is not None]
         end = None
-        if start is not None:
+        if usable:
+            rows = min(usable, key=lambda known: 2 * len(known - self._active) +
+                       len(self._active - known))
+            start = self._bases[rows]
             n = self.n
             keys = sorted(self.sign_rows, key=self.sign_rows.get)  # in HiGHS's column order
             entries = self._points.entries(keys)
@@ -399,11 +413,11 @@ class BoundaryLP:
             y, u = np.ones(size), np.full(size, np.inf)
             margins, status = np.zeros(size), np.full(size, 3, dtype=np.int8)
             y[:n], u[:n], margins[:n], status[:n] = self.y, self._costs, 1.0, start[0][:n]
-            y[entries], status[entries] = self._row_sign, start[0][n:]
+            y[entries], status[entries[:start[0].size - n]] = self._row_sign, start[0][n:]
             margins[entries] = np.where(np.asarray(self._row_sign) < 0, self._margin, 0.0)
             entry = dict(zip(keys, entries))
-            off = [entry[key] for key in keys if key in self._basis_rows - self._active]
-            on = [entry[key] for key in keys if key in self._active - self._basis_rows]
+            off = [entry[key] for key in keys if key in rows - self._active]
+            on = [entry[key] for key in keys if key in self._active - rows]
             end = follow_margin_path(Z, ZT, y, u, margins, status, start[1], start[2],
                                      np.array(off + on, dtype=np.int64),
                                      np.concatenate([np.full(len(off), -np.inf), margins[on]]),
@@ -471,21 +485,22 @@ class BoundaryLP:
         self.add_columns(end.active)
         self._set_basis(end.point_status, dict(zip(end.active.tolist(), end.sign)))
 
-    def _basis_sets(self, sign_rows=False):
+    def _basis_sets(self, on_rows=None):
         """HiGHS's optimal basis as the path's (point status, A, sigma), or None when the
         row of b is basic (b = 0: not a basis the path can start from).
 
-        With ``sign_rows`` the status covers the sign rows too (after the n points; 3 for
-        a row switched off; None when such a row is basic, a degenerate basis)."""
+        With ``on_rows`` (the sign rows switched on) the status covers the sign rows too
+        (after the n points, in column order; 3 for a row switched off; None when such
+        a row is basic, a degenerate basis)."""
         basis = self.lp.getBasis()
         kinds = self._highspy.HighsBasisStatus
         codes = {kinds.kBasic: 2, kinds.kUpper: 1}
         col_status, row_status = basis.col_status, basis.row_status  # copies: read once
-        size = self.n + (len(self._row_point) if sign_rows else 0)
+        size = self.n + (len(self._row_point) if on_rows is not None else 0)
         point_status = np.array([codes.get(status, 0) for status in col_status[:size]])
-        if sign_rows:
+        if on_rows is not None:
             on = np.zeros(len(self._row_point), dtype=bool)
-            on[[self.sign_rows[key] - self.n for key in self._basis_rows]] = True
+            on[[self.sign_rows[key] - self.n for key in on_rows]] = True
             if np.any(point_status[self.n:][~on] == 2):
                 return None
             point_status[self.n:][~on] = 3
