@@ -48,6 +48,14 @@ The path follows the LP with its margins perturbed by ``PATH_PERTURBATION``, so 
 a degenerate start (theta = 0 with a whole class on the margin, the unbalanced outer
 boundaries) does not stall it; a path that gives up all the same leaves HiGHS to go on
 from the start's basis.
+
+The branch and bound's re-solves (sign rows switched on or off) start the same way:
+from the nearest optimal basis the LP has kept (mostly the node's parent's), the switched
+rows' margins are followed to their values by parametric pivots
+(:func:`~nordicstats.solvers.l1svm_margin_path.follow_margin_path`), and HiGHS confirms the end
+basis, with no simplex iteration in nearly every re-solve; a path that gives up or meets
+an infeasible row leaves HiGHS to go on from its own basis.  At n = 1,000, C = 2^4 this
+halves the branch and bound (``docs/notes/scaling.md``).
 """
 
 from __future__ import annotations
@@ -58,7 +66,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from nordicstats.exceptions import SolverError
-from nordicstats.solvers.l1svm_path import follow_cost_path, follow_margin_path
+from nordicstats.solvers.l1svm_margin_path import follow_margin_path
+from nordicstats.solvers.l1svm_path import follow_cost_path
 
 __all__ = ["BoundaryLP", "LPStats", "SignRowPoints", "quiet_highs", "HIGHS_OPTIONS", "PRICING_TOL",
            "COLUMN_BATCH", "DROP_SLACK_ROWS", "RAY_TOL", "PATH_MIN_COST", "PATH_START_FRACTION",
@@ -92,7 +101,7 @@ USE_COST_PATH = True
 PATH_PERTURBATION = 1e-6
 #: A re-solve whose sign rows differ from those of the LP's last optimum (the branch and
 #: bound's children) follows the margins of the switched rows from that optimum
-#: (:func:`~nordicstats.solvers.l1svm_path.follow_margin_path`); HiGHS confirms the end
+#: (:func:`~nordicstats.solvers.l1svm_margin_path.follow_margin_path`); HiGHS confirms the end
 #: basis, or goes on from its own basis when the path gives up (``docs/notes/scaling.md``).
 USE_MARGIN_PATH = True
 #: Most breakpoints of a margin path (None: n); it gives up beyond (HiGHS goes on).
@@ -168,7 +177,7 @@ class LPStats:
 class SignRowPoints:
     """Z with one more row per sign row (i, s): the margin path's points, shared by LPs.
 
-    :func:`~nordicstats.solvers.l1svm_path.follow_margin_path` reads a sign row as one
+    :func:`~nordicstats.solvers.l1svm_margin_path.follow_margin_path` reads a sign row as one
     more point (Z_i's row, label s).  The K-1 LPs of one fit share Z, so they share
     these arrays: entry n + e is the e-th sign row (i, s) asked for by any of them (an
     LP's path marks the others' entries switched off).  Z and its transpose (the compiled
