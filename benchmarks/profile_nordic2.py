@@ -45,6 +45,7 @@ for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ.setdefault(_var, "1")
 
 import argparse  # noqa: E402
+import functools  # noqa: E402
 import json  # noqa: E402
 import time  # noqa: E402
 import warnings  # noqa: E402
@@ -57,6 +58,7 @@ from nordicstats.data import binary_signs  # noqa: E402
 from nordicstats.kernels import make_kernel  # noqa: E402
 from nordicstats.solvers import l1svm_lp, milp  # noqa: E402
 from nordicstats.solvers.l1svm_lp import BoundaryLP, LPStats  # noqa: E402
+from nordicstats.solvers.l1svm_path import follow_cost_path  # noqa: E402
 from nordicstats.solvers.problem import NordicProblem, count_crossings  # noqa: E402
 
 OUT = Path(__file__).resolve().parent / "results" / "scale" / "profile_nordic2.jsonl"
@@ -286,6 +288,42 @@ def trace_resolves(n, K, C, seed=0, design="likert"):
     return row
 
 
+def trace_paths(n, K, C, seed=0, design="overlap", fractions=(1 / 32, 1 / 16, 1 / 8)):
+    """One row: each root LP's cost path from each start fraction of its costs, with
+    where its breakpoints go (the start basis by HiGHS, then the path alone, CPU s).
+
+    Per boundary and fraction: breakpoints, the points whose status (R, L, E) differs
+    between the start and the end basis (net changes: a breakpoint moves one point or
+    one coordinate, so breakpoints far above the net changes mean points that come and
+    go), |A| and |L| at the start and the end, and the path's CPU seconds.
+    """
+    X, y = make_design(design, n, K, seed)
+    gram = make_kernel("rbf", X, gamma=GAMMA)(X, X)
+    problem = NordicProblem(gram, binary_signs(y, K), C, method="nordic2", penalty="l1")
+    row = {"n": n, "K": K, "C": C, "seed": seed, "design": design, "load": os.getloadavg()[0],
+           "commit": _commit(), "trace_paths": True, "boundaries": []}
+    use_path = l1svm_lp.USE_COST_PATH
+    for k in range(K - 1):
+        costs, signs = problem.upper_bounds[:, k], problem.signs[:, k]
+        for fraction in fractions:
+            lp = BoundaryLP(gram, signs)
+            l1svm_lp.USE_COST_PATH = False  # the start by HiGHS alone
+            lp.solve(costs * fraction)
+            l1svm_lp.USE_COST_PATH = use_path
+            start = lp.basis_sets()
+            end, _, cpu = cpu_seconds(functools.partial(
+                follow_cost_path, gram, signs, costs, fraction, 1.0, *start,
+                perturbation=l1svm_lp.PATH_PERTURBATION))
+            row["boundaries"].append({
+                "boundary": k, "fraction": fraction, "followed": end.followed,
+                "breakpoints": end.steps, "path_cpu": cpu,
+                "start_iterations": lp.stats.simplex_iterations,
+                "net_changes": int(np.sum(start[0] != end.point_status)),
+                "active": [int(start[1].size), int(end.active.size)],
+                "at_bound": [int(np.sum(start[0] == 1)), int(np.sum(end.point_status == 1))]})
+    return row
+
+
 def _basis_sets(lp):
     """(E, A) of the LP's current HiGHS basis: basic mu, and theta_j != 0."""
     basic = lp._highspy.HighsBasisStatus.kBasic
@@ -342,6 +380,8 @@ def main():
     parser.add_argument("--compare-resolve", action="store_true",
                         help="the branch and bound's re-solves by HiGHS alone against the "
                              "margin path")
+    parser.add_argument("--trace-paths", action="store_true",
+                        help="each root LP's cost path from several start fractions")
     parser.add_argument("--trace-resolves", action="store_true",
                         help="the branch and bound's LP re-solves and their basis distances")
     parser.add_argument("--design", default="likert", choices=("likert", "rare", "overlap"),
@@ -349,6 +389,14 @@ def main():
     args = parser.parse_args()
     _commit()  # HEAD when the run started
     OUT.parent.mkdir(parents=True, exist_ok=True)
+    if args.trace_paths:
+        for K in args.K:
+            row = trace_paths(args.n, K, args.C, design=args.design)
+            with OUT.open("a") as fh:
+                fh.write(json.dumps(row) + "\n")
+            for b in row["boundaries"]:
+                print(json.dumps(b), flush=True)
+        return
     if args.trace_resolves:
         for K in args.K:
             row = trace_resolves(args.n, K, args.C, design=args.design)

@@ -407,7 +407,7 @@ class BoundaryLP:
         begin = time.perf_counter()
         self.stats.margin_paths += 1
         if self._basis_rows is not None and self._basis_rows not in self._bases:
-            self._bases[self._basis_rows] = self._basis_sets(self._basis_rows)
+            self._bases[self._basis_rows] = self.basis_sets(self._basis_rows)
         usable = [rows for rows, basis in self._bases.items() if basis is not None]
         end = None
         if usable:
@@ -473,7 +473,7 @@ class BoundaryLP:
         self.lp.setOptionValue("simplex_iteration_limit", PATH_START_ITERATIONS * self.n)
         try:
             self._cutting_planes()  # no sign rows: the LP is feasible
-            start = self._basis_sets()
+            start = self.basis_sets()
         except SolverError:  # the dual simplex cycled on a degenerate start: start cold
             self.lp.clearSolver()
             start = None
@@ -494,7 +494,7 @@ class BoundaryLP:
         self.add_columns(end.active)
         self._set_basis(end.point_status, dict(zip(end.active.tolist(), end.sign)))
 
-    def _basis_sets(self, on_rows=None):
+    def basis_sets(self, on_rows=None):
         """HiGHS's optimal basis as the path's (point status, A, sigma), or None when the
         row of b is basic (b = 0: not a basis the path can start from).
 
