@@ -69,9 +69,10 @@ from nordicstats.exceptions import SolverError
 from nordicstats.solvers.l1svm_margin_path import follow_margin_path
 from nordicstats.solvers.l1svm_path import follow_cost_path
 
-__all__ = ["BoundaryLP", "LPStats", "SignRowPoints", "quiet_highs", "HIGHS_OPTIONS", "PRICING_TOL",
-           "COLUMN_BATCH", "DROP_SLACK_ROWS", "RAY_TOL", "PATH_MIN_COST", "PATH_START_FRACTION",
-           "USE_COST_PATH", "PATH_PERTURBATION", "USE_MARGIN_PATH", "MARGIN_PATH_MAX_STEPS"]
+__all__ = ["BoundaryLP", "LPStats", "SignRowPoints", "quiet_highs", "HIGHS_OPTIONS",
+           "PRICING_TOL", "COLUMN_BATCH", "DROP_SLACK_ROWS", "RAY_TOL", "PATH_MIN_COST",
+           "PATH_START_FRACTION", "USE_COST_PATH", "PATH_PERTURBATION", "USE_MARGIN_PATH",
+           "MARGIN_PATH_MAX_STEPS", "SIGN_ROW_BLOCK"]
 
 HIGHS_OPTIONS = {"primal_feasibility_tolerance": 1e-9, "dual_feasibility_tolerance": 1e-9}
 #: Row j (theta_j) enters when ``|(Z'v)_j|`` exceeds 1 by more than this (HiGHS's tolerance).
@@ -506,7 +507,8 @@ class BoundaryLP:
         codes = {kinds.kBasic: 2, kinds.kUpper: 1}
         col_status, row_status = basis.col_status, basis.row_status  # copies: read once
         size = self.n + (len(self._row_point) if on_rows is not None else 0)
-        point_status = np.array([codes.get(status, 0) for status in col_status[:size]])
+        point_status = np.array([codes.get(status, 0) for status in col_status[:size]],
+                                dtype=np.int8)
         if on_rows is not None:
             on = np.zeros(len(self._row_point), dtype=bool)
             on[[self.sign_rows[key] - self.n for key in on_rows]] = True
