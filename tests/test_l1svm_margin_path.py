@@ -145,3 +145,13 @@ def test_margin_path_step_limit():
     u = 4.0 * u
     rows = crossing_rows(Z, y, u, 3)
     assert switched_on(Z, y, u, rows, max_steps=1).status == l1svm_path.STEP_LIMIT
+
+
+def test_margin_path_checks_the_basis_size():
+    Z, y, u = random_problem(0)
+    point_status, active, sign = start_basis(Z, y, u, 1.0)
+    Z_ext, ZT, y_ext, u_ext, margins = with_sign_rows(Z, y, u, [(3, 1)])
+    status = np.concatenate([point_status, [3]])
+    with pytest.raises(ValueError, match=r"\|E\| = \|A\| \+ 1"):
+        follow_margin_path(Z_ext, ZT, y_ext, u_ext, margins, status, active[1:], sign[1:],
+                           [len(y)], [0.0])

@@ -62,8 +62,10 @@ def follow_margin_path(Z, ZT, y, u, margins, point_status, active, sign, moves, 
     """Follow the LP's optimum as the margins of some constraints move (sign rows switched).
 
     The branch and bound (:mod:`nordicstats.solvers.lazy_mip`) changes one boundary's LP
-    by a sign row ``s f(x_i) >= h`` switched on (or off) on an LP whose optimum it knows.
-    A sign row is one more "point" of the LP above, with label s, margin h and an
+    by a sign row ``s f(x_i) >= h`` (a side of NORDIC-2's disjunctions, paper eqs.
+    cond1-cond2) switched on (or off) on an LP whose optimum it knows.  A sign row is one
+    more "point" of the L1-SVM LP (:mod:`nordicstats.solvers.l1svm_path`), with label s,
+    margin h and an
     unbounded multiplier (u = inf; it is never in L).  Switched on, its margin starts
     where the row is tight at the current vertex, h_0 = s f(x_i), and rises to h: the
     primal vertex moves linearly (M' (db, dtheta_A) = e_k while the row is in E) and
@@ -71,8 +73,9 @@ def follow_margin_path(Z, ZT, y, u, margins, point_status, active, sign, moves, 
     reaches 0.  There the dual moves along the edge that takes that constraint into the
     basis (a dual simplex pivot with a zero objective change; the ratio test over mu_E's
     boxes, the inactive ``|s_j| <= 1`` and the entering variable's own box) -- the
-    parametric right-hand side, the cost path (:func:`follow_cost_path`) with primal
-    and dual exchanged.  Switched off (target -inf), a row on the margin has its margin
+    parametric right-hand side, the cost path
+    (:func:`~nordicstats.solvers.l1svm_path.follow_cost_path`) with primal and dual
+    exchanged.  Switched off (target -inf), a row on the margin has its margin
     lowered until a pivot takes its multiplier to 0 (the LP's value is convex in h with
     slope nu, bounded below, so this happens); a row off the margin simply goes.
 
@@ -90,7 +93,7 @@ def follow_margin_path(Z, ZT, y, u, margins, point_status, active, sign, moves, 
         An optimal basis of the LP before the moves: 0 (R), 1 (L), 2 (E), 3 (a sign row
         switched off); ``|{status 2}| == len(active) + 1``.
     active, sign : array_like
-        A and sigma, as in :func:`follow_cost_path`.
+        A and sigma, as in :func:`~nordicstats.solvers.l1svm_path.follow_cost_path`.
     moves : array_like of int
         Sign rows to move, in this order (switched off first is cheaper).
     targets : array_like of float
@@ -98,8 +101,9 @@ def follow_margin_path(Z, ZT, y, u, margins, point_status, active, sign, moves, 
     max_steps : int, optional
         Most primal breakpoints (default n + p).
     perturbation : float, default=0.0
-        The nonbasic constraints' margins are moved by :func:`margin_perturbation` of this
-        size (ties among points on the margin broken, as on the cost path).
+        The nonbasic constraints' margins are moved by
+        :func:`~nordicstats.solvers.l1svm_path.margin_perturbation` of this size (ties
+        among points on the margin broken, as on the cost path).
 
     Returns
     -------
