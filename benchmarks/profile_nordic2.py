@@ -29,7 +29,9 @@ with perturbed margins (the default); ``--compare-resolve`` with the branch and 
 re-solves by HiGHS alone from the previous basis (``USE_MARGIN_PATH = False``) against
 their path along the switched sign rows' margins (the default), with the branch and
 bound's CPU seconds, re-solves, breakpoints and simplex iterations; ``--design`` picks
-the data (``overlap``, whose outer boundaries start degenerate).
+the data (``overlap``, whose outer boundaries start degenerate).  ``--trace-paths``
+follows each root LP's cost path from 1/32, 1/16 and 1/8 of its costs and counts its
+breakpoints against the points whose status differs between start and end.
 
 Rows go to ``benchmarks/results/scale/profile_nordic2.jsonl``, with the commit they ran.
 
