@@ -25,8 +25,13 @@ simplex alone (``USE_COST_PATH = False``) and along their cost path (the default
 breakpoints and fallbacks, and the fit's two phases; then prints the rows so stored
 as a Markdown table.  ``--compare-start`` does the same with the path on the LP itself
 (``PATH_PERTURBATION = 0``: a degenerate start stalls it) against the path on the LP
-with perturbed margins (the default); ``--design`` picks the data (``overlap``, whose
-outer boundaries start degenerate).
+with perturbed margins (the default); ``--compare-resolve`` with the branch and bound's
+re-solves by HiGHS alone from the previous basis (``USE_MARGIN_PATH = False``) against
+their path along the switched sign rows' margins (the default), with the branch and
+bound's CPU seconds, re-solves, breakpoints and simplex iterations; ``--design`` picks
+the data (``overlap``, whose outer boundaries start degenerate).  ``--trace-paths``
+follows each root LP's cost path from 1/32, 1/16 and 1/8 of its costs and counts its
+breakpoints against the points whose status differs between start and end.
 
 Rows go to ``benchmarks/results/scale/profile_nordic2.jsonl``, with the commit they ran.
 
@@ -42,6 +47,7 @@ for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ.setdefault(_var, "1")
 
 import argparse  # noqa: E402
+import functools  # noqa: E402
 import json  # noqa: E402
 import time  # noqa: E402
 import warnings  # noqa: E402
@@ -54,6 +60,7 @@ from nordicstats.data import binary_signs  # noqa: E402
 from nordicstats.kernels import make_kernel  # noqa: E402
 from nordicstats.solvers import l1svm_lp, milp  # noqa: E402
 from nordicstats.solvers.l1svm_lp import BoundaryLP, LPStats  # noqa: E402
+from nordicstats.solvers.l1svm_path import follow_cost_path  # noqa: E402
 from nordicstats.solvers.problem import NordicProblem, count_crossings  # noqa: E402
 
 OUT = Path(__file__).resolve().parent / "results" / "scale" / "profile_nordic2.jsonl"
@@ -136,7 +143,8 @@ def _default_fit_parts(problem):
 #: ``--compare-start``: the path on the LP itself (a degenerate start stalls it and the
 #: LP falls back), then on the LP with perturbed margins (the default).
 COMPARISONS = {"path": (("lp", {"USE_COST_PATH": False}), ("path", {})),
-               "start": (("plain", {"PATH_PERTURBATION": 0.0}), ("path", {}))}
+               "start": (("plain", {"PATH_PERTURBATION": 0.0}), ("path", {})),
+               "resolve": (("highs", {"USE_MARGIN_PATH": False}), ("margin", {}))}
 
 
 def compare_path(n, K, C, seed=0, design="likert", comparison="path"):
@@ -194,6 +202,30 @@ def path_table(rows):
             f"{both('default_relaxation_cpu')} | {both('default_fit_cpu')} | "
             f"{r[f'{old}_default_fit_cpu'] / r['libsvm_cpu']:.0f}x -> "
             f"{r[f'{new}_default_fit_cpu'] / r['libsvm_cpu']:.0f}x | "
+            f"{both('default_nodes', '{}')} |")
+    return "\n".join(lines)
+
+
+def resolve_table(rows):
+    """Markdown: the ``--compare-resolve`` rows (the branch and bound's re-solves by HiGHS
+    alone -> along the margin path; CPU seconds, one process per row)."""
+    lines = ["| design | K | C | load | libsvm CPU s | B&B CPU s | re-solves by the path "
+             "(fallbacks) | breakpoints per path | B&B simplex iterations | B&B HiGHS runs | "
+             "fit CPU s | CPU ratio to libsvm | nodes |", "|" + "---|" * 13]
+    for r in (r for r in rows if r.get("variants") == ["highs", "margin"]):
+        def both(key, form="{:.2f}", r=r):
+            return f"{form.format(r[f'highs_{key}'])} -> {form.format(r[f'margin_{key}'])}"
+
+        paths = r["margin_bnb_margin_paths"]
+        lines.append(
+            f"| {r['design']} | {r['K']} | {r['C']:g} | {r['load']:.1f} | "
+            f"{r['libsvm_cpu']:.3f} | {both('default_after_relaxation_cpu')} | {paths} "
+            f"({r['margin_bnb_margin_path_fallbacks']}) | "
+            f"{r['margin_bnb_margin_path_steps'] / max(paths, 1):.0f} | "
+            f"{both('bnb_simplex_iterations', '{}')} | {both('bnb_runs', '{}')} | "
+            f"{both('default_fit_cpu')} | "
+            f"{r['highs_default_fit_cpu'] / r['libsvm_cpu']:.0f}x -> "
+            f"{r['margin_default_fit_cpu'] / r['libsvm_cpu']:.0f}x | "
             f"{both('default_nodes', '{}')} |")
     return "\n".join(lines)
 
@@ -258,6 +290,42 @@ def trace_resolves(n, K, C, seed=0, design="likert"):
     return row
 
 
+def trace_paths(n, K, C, seed=0, design="overlap", fractions=(1 / 32, 1 / 16, 1 / 8)):
+    """One row: each root LP's cost path from each start fraction of its costs, with
+    where its breakpoints go (the start basis by HiGHS, then the path alone, CPU s).
+
+    Per boundary and fraction: breakpoints, the points whose status (R, L, E) differs
+    between the start and the end basis (net changes: a breakpoint moves one point or
+    one coordinate, so breakpoints far above the net changes mean points that come and
+    go), |A| and |L| at the start and the end, and the path's CPU seconds.
+    """
+    X, y = make_design(design, n, K, seed)
+    gram = make_kernel("rbf", X, gamma=GAMMA)(X, X)
+    problem = NordicProblem(gram, binary_signs(y, K), C, method="nordic2", penalty="l1")
+    row = {"n": n, "K": K, "C": C, "seed": seed, "design": design, "load": os.getloadavg()[0],
+           "commit": _commit(), "trace_paths": True, "boundaries": []}
+    use_path = l1svm_lp.USE_COST_PATH
+    for k in range(K - 1):
+        costs, signs = problem.upper_bounds[:, k], problem.signs[:, k]
+        for fraction in fractions:
+            lp = BoundaryLP(gram, signs)
+            l1svm_lp.USE_COST_PATH = False  # the start by HiGHS alone
+            lp.solve(costs * fraction)
+            l1svm_lp.USE_COST_PATH = use_path
+            start = lp.basis_sets()
+            end, _, cpu = cpu_seconds(functools.partial(
+                follow_cost_path, gram, signs, costs, fraction, 1.0, *start,
+                perturbation=l1svm_lp.PATH_PERTURBATION))
+            row["boundaries"].append({
+                "boundary": k, "fraction": fraction, "followed": end.followed,
+                "breakpoints": end.steps, "path_cpu": cpu,
+                "start_iterations": lp.stats.simplex_iterations,
+                "net_changes": int(np.sum(start[0] != end.point_status)),
+                "active": [int(start[1].size), int(end.active.size)],
+                "at_bound": [int(np.sum(start[0] == 1)), int(np.sum(end.point_status == 1))]})
+    return row
+
+
 def _basis_sets(lp):
     """(E, A) of the LP's current HiGHS basis: basic mu, and theta_j != 0."""
     basic = lp._highspy.HighsBasisStatus.kBasic
@@ -311,6 +379,11 @@ def main():
                         help="root LPs by the dual simplex alone against their cost path")
     parser.add_argument("--compare-start", action="store_true",
                         help="the cost path on the LP itself against perturbed margins")
+    parser.add_argument("--compare-resolve", action="store_true",
+                        help="the branch and bound's re-solves by HiGHS alone against the "
+                             "margin path")
+    parser.add_argument("--trace-paths", action="store_true",
+                        help="each root LP's cost path from several start fractions")
     parser.add_argument("--trace-resolves", action="store_true",
                         help="the branch and bound's LP re-solves and their basis distances")
     parser.add_argument("--design", default="likert", choices=("likert", "rare", "overlap"),
@@ -318,6 +391,14 @@ def main():
     args = parser.parse_args()
     _commit()  # HEAD when the run started
     OUT.parent.mkdir(parents=True, exist_ok=True)
+    if args.trace_paths:
+        for K in args.K:
+            row = trace_paths(args.n, K, args.C, design=args.design)
+            with OUT.open("a") as fh:
+                fh.write(json.dumps(row) + "\n")
+            for b in row["boundaries"]:
+                print(json.dumps(b), flush=True)
+        return
     if args.trace_resolves:
         for K in args.K:
             row = trace_resolves(args.n, K, args.C, design=args.design)
@@ -325,7 +406,8 @@ def main():
                 fh.write(json.dumps(row) + "\n")
             print(resolve_summary(row), flush=True)
         return
-    comparison = "start" if args.compare_start else "path" if args.compare_path else None
+    comparison = ("start" if args.compare_start else "path" if args.compare_path else
+                  "resolve" if args.compare_resolve else None)
     if comparison:  # load the compiled path once, outside the timings
         compare_path(60, 3, 4.0, comparison=comparison)
     for K in args.K:
@@ -335,7 +417,8 @@ def main():
             fh.write(json.dumps(row) + "\n")
         print(json.dumps(row), flush=True)
     if comparison:
-        print(path_table([json.loads(line) for line in OUT.read_text().splitlines()]))
+        stored = [json.loads(line) for line in OUT.read_text().splitlines()]
+        print(resolve_table(stored) if comparison == "resolve" else path_table(stored))
 
 
 if __name__ == "__main__":

@@ -144,3 +144,78 @@ def test_sign_row_resolves_keep_their_rows_and_reach_the_full_optimum(boundary):
         lp.set_sign_rows(rows, MARGIN)
         assert lp.solve()[2] == pytest.approx(full_lp(Z, y, costs, rows), rel=RTOL)
     assert lp.stats.rows_dropped == dropped
+
+
+def test_resolves_along_the_margin_path_confirmed_by_highs(boundary):
+    # rows switched on one at a time, then off one at a time (each a re-solve from the
+    # last optimum along the rows' margins): every optimum is the full LP's, no path gave
+    # up, and HiGHS accepted every end basis with no simplex iteration
+    Z, y = boundary
+    costs = np.full(len(y), 10.0)
+    lp = BoundaryLP(Z, y)
+    theta, b, _ = lp.solve(costs)
+    f = Z @ theta + b
+    rows = [(int(i), -1 if f[i] > 0 else 1) for i in np.argsort(np.abs(f))[:5]]
+    iterations = lp.stats.simplex_iterations
+    for active in [rows[:c] for c in range(1, 6)] + [rows[c:] for c in range(1, 6)]:
+        lp.set_sign_rows(active, MARGIN)
+        assert lp.follows_margin_path()
+        assert lp.solve()[2] == pytest.approx(full_lp(Z, y, costs, active), rel=RTOL)
+    assert lp.stats.margin_paths == 10 and lp.stats.margin_path_fallbacks == 0
+    assert lp.stats.margin_path_steps >= 10
+    assert lp.stats.simplex_iterations == iterations
+
+
+def test_infeasible_child_and_a_path_that_gives_up(boundary, monkeypatch):
+    # a row contradicting another: the path meets a dual ray and HiGHS proves the LP
+    # infeasible from the previous basis; the next re-solve starts from a kept optimum
+    # (the root's, one row away).  A path cut at one breakpoint leaves HiGHS to go on.
+    Z, y = boundary
+    costs = np.full(len(y), 4.0)
+    lp = BoundaryLP(Z, y)
+    lp.solve(costs)
+    lp.set_sign_rows([(5, 1)], MARGIN)
+    assert lp.solve()[2] == pytest.approx(full_lp(Z, y, costs, [(5, 1)]), rel=RTOL)
+    lp.set_sign_rows([(5, 1), (5, -1)], MARGIN)
+    assert lp.solve() is None and full_lp(Z, y, costs, [(5, 1), (5, -1)]) is None
+    assert lp.stats.margin_paths == 2 and lp.stats.margin_path_fallbacks == 1
+    lp.set_sign_rows([(5, -1)], MARGIN)
+    assert lp.follows_margin_path() and lp._basis_rows is None
+    theta, b, objective = lp.solve()
+    assert objective == pytest.approx(full_lp(Z, y, costs, [(5, -1)]), rel=RTOL)
+    assert lp.stats.margin_paths == 3 and lp.stats.margin_path_fallbacks == 1
+    monkeypatch.setattr(l1svm_lp, "MARGIN_PATH_MAX_STEPS", 1)
+    f = Z @ theta + b
+    rows = [(5, -1)] + [(int(i), -1 if f[i] > 0 else 1) for i in np.argsort(np.abs(f))[1:4]]
+    lp.set_sign_rows(rows, MARGIN)
+    assert lp.follows_margin_path()
+    assert lp.solve()[2] == pytest.approx(full_lp(Z, y, costs, rows), rel=RTOL)
+    assert lp.stats.margin_path_fallbacks == 2
+
+
+def test_boundaries_share_their_sign_row_points():
+    # two boundaries of one Z share the margin path's arrays: each re-solve reaches its
+    # full LP's optimum (the other LP's entries are switched off), and a row asked for
+    # by both is stored once
+    X, y = make_nonlinear(120, random_state=5, K=4)
+    X = X.to_numpy()
+    Z = make_kernel("rbf", X)(X, X)
+    signs = binary_signs(y.cat.codes.to_numpy(), 4)
+    costs = np.full(len(y), 6.0)
+    points = l1svm_lp.SignRowPoints(Z)
+    lps = [BoundaryLP(Z, signs[:, k], points) for k in (0, 1)]
+    rows = [(int(i), 1) for i in np.flatnonzero(signs[:, 1] < 0)[:2]] + [(7, -1)]
+    for lp, y_k in zip(lps, (signs[:, 0], signs[:, 1])):
+        lp.solve(costs)
+        for count in (1, 2, 3):
+            lp.set_sign_rows(rows[:count], MARGIN)
+            out = lp.solve()
+            reference = full_lp(Z, y_k, costs, rows[:count])
+            assert (out is None) == (reference is None)
+            if out is not None:
+                assert out[2] == pytest.approx(reference, rel=RTOL)
+        assert lp.stats.margin_paths == 3 and lp.stats.margin_path_fallbacks == 0
+    assert points.matrices()[0].shape[0] >= len(y) + len(rows)
+    np.testing.assert_array_equal(points.entries(rows), len(y) + np.arange(len(rows)))
+    with pytest.raises(ValueError, match="same Z"):
+        BoundaryLP(Z[:50], signs[:50, 0], points)

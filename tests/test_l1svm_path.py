@@ -32,7 +32,7 @@ def start_basis(Z, y, u, lam):
     lp = BoundaryLP(Z, y)
     lp.set_costs(lam * u)
     lp._cutting_planes()
-    return lp._basis_sets()
+    return lp.basis_sets()
 
 
 def random_problem(seed, n=60, duplicates=0, kernel="rbf"):

@@ -450,6 +450,31 @@ def test_cost_path_root_leaves_the_fit_unchanged(many_crossings, monkeypatch):
     assert_no_crossings(problem, with_path)
 
 
+def test_margin_path_resolves_leave_the_fit_unchanged(many_crossings, monkeypatch):
+    # the branch and bound's re-solves along the switched sign rows' margins and by HiGHS
+    # alone from the previous basis: the same nodes and certified optimum, SCIP's with
+    # all disjunctions
+    problem, scip = many_crossings
+    paths = []
+    original = l1svm_lp.BoundaryLP._start_by_margin_path
+
+    def counted(lp):
+        fallbacks = lp.stats.margin_path_fallbacks
+        original(lp)
+        paths.append(lp.stats.margin_path_fallbacks - fallbacks)
+
+    monkeypatch.setattr(l1svm_lp.BoundaryLP, "_start_by_margin_path", counted)
+    with_path = solve_nordic2_scip(problem)
+    monkeypatch.setattr(l1svm_lp, "USE_MARGIN_PATH", False)
+    plain = solve_nordic2_scip(problem)
+    assert with_path.status == plain.status == "optimal" and with_path.gap <= 1e-6
+    assert with_path.iterations == plain.iterations >= 8
+    assert with_path.objective == pytest.approx(plain.objective, rel=1e-9)
+    assert with_path.objective == pytest.approx(scip, rel=RTOL)
+    assert len(paths) >= 10 and sum(paths) == 0  # 15 re-solves, all along the path
+    assert_no_crossings(problem, with_path)
+
+
 @pytest.mark.parametrize("name", [name for name in BINDING if TINY[name][3] == "l1"])
 def test_strong_branching_matches_brute_force(name, monkeypatch):
     monkeypatch.setattr(milp, "LAZY_CANDIDATES", 4)

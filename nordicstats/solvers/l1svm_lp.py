@@ -48,6 +48,14 @@ The path follows the LP with its margins perturbed by ``PATH_PERTURBATION``, so 
 a degenerate start (theta = 0 with a whole class on the margin, the unbalanced outer
 boundaries) does not stall it; a path that gives up all the same leaves HiGHS to go on
 from the start's basis.
+
+The branch and bound's re-solves (sign rows switched on or off) start the same way:
+from the nearest optimal basis the LP has kept (mostly the node's parent's), the switched
+rows' margins are followed to their values by parametric pivots
+(:func:`~nordicstats.solvers.l1svm_margin_path.follow_margin_path`), and HiGHS confirms the end
+basis, with no simplex iteration in nearly every re-solve; a path that gives up or meets
+an infeasible row leaves HiGHS to go on from its own basis.  At n = 1,000, C = 2^4 this
+halves the branch and bound (``docs/notes/scaling.md``).
 """
 
 from __future__ import annotations
@@ -58,11 +66,13 @@ from dataclasses import dataclass
 import numpy as np
 
 from nordicstats.exceptions import SolverError
+from nordicstats.solvers.l1svm_margin_path import follow_margin_path
 from nordicstats.solvers.l1svm_path import follow_cost_path
 
-__all__ = ["BoundaryLP", "LPStats", "quiet_highs", "HIGHS_OPTIONS", "PRICING_TOL",
-           "COLUMN_BATCH", "DROP_SLACK_ROWS", "RAY_TOL", "PATH_MIN_COST", "PATH_START_FRACTION",
-           "USE_COST_PATH", "PATH_PERTURBATION"]
+__all__ = ["BoundaryLP", "LPStats", "SignRowPoints", "quiet_highs", "HIGHS_OPTIONS",
+           "PRICING_TOL", "COLUMN_BATCH", "DROP_SLACK_ROWS", "RAY_TOL", "PATH_MIN_COST",
+           "PATH_START_FRACTION", "USE_COST_PATH", "PATH_PERTURBATION", "USE_MARGIN_PATH",
+           "MARGIN_PATH_MAX_STEPS", "SIGN_ROW_BLOCK"]
 
 HIGHS_OPTIONS = {"primal_feasibility_tolerance": 1e-9, "dual_feasibility_tolerance": 1e-9}
 #: Row j (theta_j) enters when ``|(Z'v)_j|`` exceeds 1 by more than this (HiGHS's tolerance).
@@ -90,6 +100,15 @@ USE_COST_PATH = True
 #: that drifted 5e-9 across its moved margin in the incremental updates of f blocked
 #: 51 edges at length 0; 1e-6 and 1e-5 followed it with the same HiGHS iterations.
 PATH_PERTURBATION = 1e-6
+#: A re-solve whose sign rows differ from those of the LP's last optimum (the branch and
+#: bound's children) follows the margins of the switched rows from that optimum
+#: (:func:`~nordicstats.solvers.l1svm_margin_path.follow_margin_path`); HiGHS confirms the end
+#: basis, or goes on from its own basis when the path gives up (``docs/notes/scaling.md``).
+USE_MARGIN_PATH = True
+#: Most breakpoints of a margin path (None: n); it gives up beyond (HiGHS goes on).
+MARGIN_PATH_MAX_STEPS = None
+#: Sign-row entries of the extended Z kept beyond those in use (grown in blocks).
+SIGN_ROW_BLOCK = 32
 #: The start's simplex iterations per HiGHS run are capped at this times n: at small
 #: costs the LP can be degenerate enough for HiGHS's dual simplex to cycle (seen on the
 #: ``overlap`` design with the neighbouring boundary's rows); the LP is then solved cold.
@@ -132,6 +151,11 @@ class LPStats:
         and paths that gave up (the LP then solved by the dual simplex alone).
     path_seconds : float
         Wall-clock seconds in the cost path.
+    margin_paths, margin_path_steps, margin_path_fallbacks : int
+        Re-solves started along the sign rows' margins, their breakpoints, and those
+        that gave up (HiGHS then went on from the previous optimum's basis).
+    margin_path_seconds : float
+        Wall-clock seconds in the margin paths (reading the basis included).
     """
 
     solves: int = 0
@@ -145,6 +169,56 @@ class LPStats:
     path_steps: int = 0
     path_fallbacks: int = 0
     path_seconds: float = 0.0
+    margin_paths: int = 0
+    margin_path_steps: int = 0
+    margin_path_fallbacks: int = 0
+    margin_path_seconds: float = 0.0
+
+
+class SignRowPoints:
+    """Z with one more row per sign row (i, s): the margin path's points, shared by LPs.
+
+    :func:`~nordicstats.solvers.l1svm_margin_path.follow_margin_path` reads a sign row as one
+    more point (Z_i's row, label s).  The K-1 LPs of one fit share Z, so they share
+    these arrays: entry n + e is the e-th sign row (i, s) asked for by any of them (an
+    LP's path marks the others' entries switched off).  Z and its transpose (the compiled
+    path reads both) are grown in blocks of ``SIGN_ROW_BLOCK`` entries; unused entries
+    are zero.
+
+    Parameters
+    ----------
+    Z : ndarray of shape (n, p)
+    """
+
+    def __init__(self, Z):
+        self.Z = Z
+        self._entry = {}  # (i, s) -> entry
+        self._filled = 0
+        self._matrices = None
+
+    def entries(self, keys):
+        """Entries (n + e) of the sign rows ``keys``, new ones appended."""
+        n = self.Z.shape[0]
+        for key in keys:
+            self._entry.setdefault(key, n + len(self._entry))
+        return np.array([self._entry[key] for key in keys], dtype=np.int64)
+
+    def matrices(self):
+        """(Z with the entries' rows, its transpose), both C-contiguous."""
+        n, p = self.Z.shape
+        if self._matrices is None or self._matrices[0].shape[0] < n + len(self._entry):
+            size = n + len(self._entry) + SIGN_ROW_BLOCK
+            Z, ZT = np.zeros((size, p)), np.zeros((p, size))
+            Z[:n], ZT[:, :n] = self.Z, self.Z.T
+            self._matrices, self._filled = (Z, ZT), 0
+        Z, ZT = self._matrices
+        if self._filled < len(self._entry):
+            keys = sorted(self._entry, key=self._entry.get)[self._filled:]
+            block = self.Z[[i for i, _ in keys]]
+            Z[n + self._filled:n + len(keys) + self._filled] = block
+            ZT[:, n + self._filled:n + len(keys) + self._filled] = block.T
+            self._filled = len(self._entry)
+        return Z, ZT
 
 
 class BoundaryLP:
@@ -156,6 +230,9 @@ class BoundaryLP:
         f(x_i) = Z_i theta + b (the kernel matrix, or X for a linear problem).
     y : ndarray of shape (n,)
         Signs y_i^(k) in {-1, +1}.
+    sign_row_points : SignRowPoints, optional
+        Z's rows for the sign rows of the margin path, shared by the LPs of one Z (the
+        K-1 boundaries of a fit); by default this LP's own.
 
     Attributes
     ----------
@@ -175,7 +252,7 @@ class BoundaryLP:
     (2.0, [2.0], -3.0)
     """
 
-    def __init__(self, Z, y):
+    def __init__(self, Z, y, sign_row_points=None):
         import highspy
 
         self._highspy = highspy
@@ -196,7 +273,12 @@ class BoundaryLP:
         self._dropped = np.zeros(self.Z.shape[1], dtype=bool)  # each row leaves at most once
         self.sign_rows = {}  # (i, s) -> variable n + r; s = +1: f(x_i) >= 0, -1: <= -delta
         self._row_point, self._row_sign = [], []
-        self._active, self._costs = frozenset(), None
+        self._active, self._costs, self._margin = frozenset(), None, 0.0
+        self._basis_rows = None  # sign rows at which HiGHS's basis is optimal (None: unknown)
+        self._bases = {}  # sign rows -> an optimal basis as the margin path reads it
+        if sign_row_points is not None and sign_row_points.Z.shape != self.Z.shape:
+            raise ValueError("sign_row_points must extend the same Z")
+        self._points = SignRowPoints(self.Z) if sign_row_points is None else sign_row_points
         self._optimum = None  # (theta, b, objective) until the LP changes
         self._solved_once = False
         self.stats = LPStats()
@@ -212,7 +294,7 @@ class BoundaryLP:
             return
         self.lp.changeColsBounds(self.n, np.arange(self.n, dtype=np.int32), np.zeros(self.n),
                                  costs)
-        self._costs, self._optimum = costs.copy(), None
+        self._costs, self._optimum, self._basis_rows, self._bases = costs.copy(), None, None, {}
 
     def set_sign_rows(self, active, margin):
         """Switch on exactly the sign rows ``active`` (pairs (i, s)); others are relaxed.
@@ -220,15 +302,20 @@ class BoundaryLP:
         s = +1 asks f(x_i) >= 0, s = -1 asks f(x_i) <= -``margin`` (nu_r costs -h_r).
         """
         active = frozenset(active)
-        if active == self._active:
+        if active == self._active and margin == self._margin:
             return
+        if margin != self._margin and any(key[1] < 0 for key in
+                                          self._active | (self._basis_rows or frozenset())):
+            self._basis_rows, self._bases = None, {}  # the rows f <= -margin change costs
         for key in active - set(self.sign_rows):
             self._add_sign_row(*key)
         for key in active ^ self._active:
             on, column = key in active, self.sign_rows[key]
             self.lp.changeColBounds(column, 0.0, np.inf if on else 0.0)
             self.lp.changeColCost(column, -(margin if on and key[1] < 0 else 0.0))
-        self._active, self._optimum = active, None
+        for key in active if margin != self._margin else ():
+            self.lp.changeColCost(self.sign_rows[key], -(margin if key[1] < 0 else 0.0))
+        self._active, self._optimum, self._margin = active, None, margin
 
     def _add_sign_row(self, i, s):
         values = np.concatenate([[s], s * self.Z[i, self.columns]])
@@ -280,9 +367,13 @@ class BoundaryLP:
         self.stats.solves += 1
         if self.follows_cost_path():
             self._start_by_path()
+        elif self.follows_margin_path():
+            self._start_by_margin_path()
         self._solved_once = True
         if not self._cutting_planes():
+            self._basis_rows = None
             return None
+        self._basis_rows = self._active
         multipliers = -np.asarray(self.lp.getSolution().row_dual)
         theta = np.zeros(self.Z.shape[1])
         theta[self.columns] = multipliers[1:]
@@ -296,6 +387,61 @@ class BoundaryLP:
         costs = self._costs if costs is None else np.asarray(costs, dtype=float)
         return bool(USE_COST_PATH and not self._active and not self._solved_once
                     and costs is not None and np.max(costs) >= PATH_MIN_COST)
+
+    def follows_margin_path(self):
+        """True when the next solve starts along the switched sign rows' margins: an
+        optimum at these costs with other sign rows is known (the last solve's, or one
+        kept from before)."""
+        return bool(USE_MARGIN_PATH and (self._bases or self._basis_rows is not None)
+                    and self._basis_rows != self._active)
+
+    def _start_by_margin_path(self):
+        """Follow the switched sign rows' margins from the nearest known optimum and hand
+        the end basis to HiGHS; leave HiGHS's basis if the path gives up.
+
+        HiGHS's optimal basis is kept (by sign rows) before the LP moves on.  The path
+        starts from the kept basis whose rows are nearest the new ones, a row switched
+        off counting twice (its margin is lowered until its multiplier reaches 0, about
+        twice the breakpoints of a row switched on: ``docs/notes/scaling.md``); in the
+        branch and bound that is mostly the node's parent, one row away, where the LP
+        was last left at a sibling or cousin, two or more rows away."""
+        begin = time.perf_counter()
+        self.stats.margin_paths += 1
+        if self._basis_rows is not None and self._basis_rows not in self._bases:
+            self._bases[self._basis_rows] = self.basis_sets(self._basis_rows)
+        usable = [rows for rows, basis in self._bases.items() if basis is not None]
+        end = None
+        if usable:
+            rows = min(usable, key=lambda known: 2 * len(known - self._active) +
+                       len(self._active - known))
+            start = self._bases[rows]
+            n = self.n
+            keys = sorted(self.sign_rows, key=self.sign_rows.get)  # in HiGHS's column order
+            entries = self._points.entries(keys)
+            Z, ZT = self._points.matrices()
+            size = Z.shape[0]
+            y, u = np.ones(size), np.full(size, np.inf)
+            margins, status = np.zeros(size), np.full(size, 3, dtype=np.int8)
+            y[:n], u[:n], margins[:n], status[:n] = self.y, self._costs, 1.0, start[0][:n]
+            y[entries], status[entries[:start[0].size - n]] = self._row_sign, start[0][n:]
+            margins[entries] = np.where(np.asarray(self._row_sign) < 0, self._margin, 0.0)
+            entry = dict(zip(keys, entries))
+            off = [entry[key] for key in keys if key in rows - self._active]
+            on = [entry[key] for key in keys if key in self._active - rows]
+            end = follow_margin_path(Z, ZT, y, u, margins, status, start[1], start[2],
+                                     np.array(off + on, dtype=np.int64),
+                                     np.concatenate([np.full(len(off), -np.inf), margins[on]]),
+                                     max_steps=MARGIN_PATH_MAX_STEPS or self.n,
+                                     perturbation=PATH_PERTURBATION)
+            self.stats.margin_path_steps += end.steps
+        if end is None or not end.followed:
+            self.stats.margin_path_fallbacks += 1
+        else:
+            self.add_columns(end.active)
+            self._set_basis(np.concatenate([end.point_status[:self.n],
+                                            end.point_status[entries]]),
+                            dict(zip(end.active.tolist(), end.sign)))
+        self.stats.margin_path_seconds += time.perf_counter() - begin
 
     def _cutting_planes(self):
         """Run HiGHS and add violated rows until none is; False if the primal is infeasible."""
@@ -328,7 +474,7 @@ class BoundaryLP:
         self.lp.setOptionValue("simplex_iteration_limit", PATH_START_ITERATIONS * self.n)
         try:
             self._cutting_planes()  # no sign rows: the LP is feasible
-            start = self._basis_sets()
+            start = self.basis_sets()
         except SolverError:  # the dual simplex cycled on a degenerate start: start cold
             self.lp.clearSolver()
             start = None
@@ -349,14 +495,26 @@ class BoundaryLP:
         self.add_columns(end.active)
         self._set_basis(end.point_status, dict(zip(end.active.tolist(), end.sign)))
 
-    def _basis_sets(self):
+    def basis_sets(self, on_rows=None):
         """HiGHS's optimal basis as the path's (point status, A, sigma), or None when the
-        row of b is basic (b = 0: not a basis the path can start from)."""
+        row of b is basic (b = 0: not a basis the path can start from).
+
+        With ``on_rows`` (the sign rows switched on) the status covers the sign rows too
+        (after the n points, in column order; 3 for a row switched off; None when such
+        a row is basic, a degenerate basis)."""
         basis = self.lp.getBasis()
         kinds = self._highspy.HighsBasisStatus
         codes = {kinds.kBasic: 2, kinds.kUpper: 1}
         col_status, row_status = basis.col_status, basis.row_status  # copies: read once
-        point_status = np.array([codes.get(status, 0) for status in col_status[:self.n]])
+        size = self.n + (len(self._row_point) if on_rows is not None else 0)
+        point_status = np.array([codes.get(status, 0) for status in col_status[:size]],
+                                dtype=np.int8)
+        if on_rows is not None:
+            on = np.zeros(len(self._row_point), dtype=bool)
+            on[[self.sign_rows[key] - self.n for key in on_rows]] = True
+            if np.any(point_status[self.n:][~on] == 2):
+                return None
+            point_status[self.n:][~on] = 3
         if row_status[0] == kinds.kBasic:
             return None
         values = np.asarray(self.lp.getSolution().row_value)
@@ -369,9 +527,9 @@ class BoundaryLP:
         """Give HiGHS the dual basis: mu by ``point_status``, rows of A at their sign."""
         kinds = self._highspy.HighsBasisStatus
         basis = self.lp.getBasis()
-        to_kind = (kinds.kLower, kinds.kUpper, kinds.kBasic)
+        to_kind = (kinds.kLower, kinds.kUpper, kinds.kBasic, kinds.kLower)
         basis.col_status = [to_kind[code] for code in point_status] + \
-            [kinds.kLower] * len(self._row_point)
+            [kinds.kLower] * (self.n + len(self._row_point) - len(point_status))
         rows = [kinds.kLower]
         for j in self.columns:
             sign = active_sign.get(j)

@@ -45,6 +45,9 @@ a point that drifted across its moved margin in the incremental updates of f), a
 without a blocking constraint, a pivot near zero or too many pivots; the caller then
 solves the LP by the dual simplex as before.  The end point is
 handed to HiGHS as a basis, which confirms its optimality (``docs/notes/scaling.md``).
+
+The branch and bound's re-solves follow the same basis along another parameter, the
+margin of a sign row, with this module's pivots (:mod:`nordicstats.solvers.l1svm_margin_path`).
 """
 
 from __future__ import annotations
@@ -55,11 +58,13 @@ import numba
 import numpy as np
 
 __all__ = ["PathEnd", "follow_cost_path", "margin_perturbation", "FOLLOWED", "STALLED",
-           "UNBOUNDED_EDGE", "SINGULAR", "STEP_LIMIT", "REFACTOR_EVERY", "MAX_ZERO_STEPS"]
+           "UNBOUNDED_EDGE", "SINGULAR", "STEP_LIMIT", "INFEASIBLE", "REFACTOR_EVERY",
+           "MAX_ZERO_STEPS", "STATUS_TEXT"]
 
-FOLLOWED, STALLED, UNBOUNDED_EDGE, SINGULAR, STEP_LIMIT = 0, 1, 2, 3, 4
+FOLLOWED, STALLED, UNBOUNDED_EDGE, SINGULAR, STEP_LIMIT, INFEASIBLE = 0, 1, 2, 3, 4, 5
 STATUS_TEXT = {FOLLOWED: "followed", STALLED: "stalled", UNBOUNDED_EDGE: "unbounded edge",
-               SINGULAR: "singular pivot", STEP_LIMIT: "step limit"}
+               SINGULAR: "singular pivot", STEP_LIMIT: "step limit",
+               INFEASIBLE: "infeasible margin"}
 #: Pivots between refactorisations of M and fresh s = Z'Y mu and f = Z theta + b.
 REFACTOR_EVERY = 100
 #: Consecutive zero-length steps after which the path gives up (degenerate ties).
@@ -68,7 +73,7 @@ MAX_ZERO_STEPS = 50
 RATE_TOL = 1e-11
 #: A pivot element below this (relative) makes the path give up.
 PIVOT_TOL = 1e-10
-_R, _L, _E = 0, 1, 2  # point status codes
+_R, _L, _E, _OFF = 0, 1, 2, 3  # point status codes (_OFF: a sign row switched off)
 
 
 @dataclass(frozen=True)
@@ -267,10 +272,13 @@ def _replace_column(Minv, m, r, a):
     pivot = w[r]
     if pivot == 0.0:
         return 0.0
-    Minv[r, :m] /= pivot
+    for k in range(m):
+        Minv[r, k] /= pivot
     for i in range(m):
         if i != r and w[i] != 0.0:
-            Minv[i, :m] -= w[i] * Minv[r, :m]
+            factor = w[i]
+            for k in range(m):
+                Minv[i, k] -= factor * Minv[r, k]
     return pivot
 
 
@@ -322,14 +330,22 @@ def _remove(Minv, m, r, q):
 
 
 @numba.njit(cache=True)
+def _basic_mu(A, sigma, m, Minv, g, ylu, lam, mu_E, rhs):
+    """mu_E = M^-1 ((0, sigma) - lam (y_L'u_L, Z_{L,A}'Y_L u_L)) (g = Z'Y_L u_L)."""
+    rhs[0] = -lam * ylu
+    for q in range(1, m):
+        rhs[q] = sigma[q - 1] - lam * g[A[q - 1]]
+    _matvec(Minv, m, rhs, mu_E)
+
+
+@numba.njit(cache=True)
 def _dual_side(Z, y, E, A, sigma, m, Minv, g, ylu, lam, mu_E, dmu, rhs, drhs, work, s, ds,
                fresh):
     """mu_E(lam) and its slope, the slope of s = Z'Y mu (and s itself when ``fresh``)."""
-    rhs[0], drhs[0] = -lam * ylu, -ylu
+    _basic_mu(A, sigma, m, Minv, g, ylu, lam, mu_E, rhs)
+    drhs[0] = -ylu
     for q in range(1, m):
-        rhs[q] = sigma[q - 1] - lam * g[A[q - 1]]
         drhs[q] = -g[A[q - 1]]
-    _matvec(Minv, m, rhs, mu_E)
     _matvec(Minv, m, drhs, dmu)
     for t in range(m):
         work[t] = y[E[t]] * dmu[t]
@@ -343,24 +359,31 @@ def _dual_side(Z, y, E, A, sigma, m, Minv, g, ylu, lam, mu_E, dmu, rhs, drhs, wo
 
 
 @numba.njit(cache=True)
-def _next_breakpoint(E, m, u, lam, lam_end, mu_E, dmu, s, ds, in_A):
-    """(step in lam, kind, who): kind 0 the target, 1 mu_E[who] reaches 0, 2 its bound,
-    3 |s_who| reaches 1."""
-    step, kind, who = lam_end - lam, 0, -1
+def _next_breakpoint(E, m, u, lam, bound_rate, max_step, mu_E, dmu, s, ds, in_A, ds_floor):
+    """(step, kind, who) along mu_E + step dmu and s + step ds, the bounds of mu_E at
+    (lam + step bound_rate) u: kind 0 ``max_step``, 1 mu_E[who] reaches 0, 2 its bound,
+    3 |s_who| reaches 1.  ``bound_rate`` is 1 on the cost path (lam is the parameter)
+    and 0 along a dual edge (fixed bounds, possibly infinite).  Rates of s below
+    ``RATE_TOL`` times the largest (at least ``ds_floor``, the size of ds's terms: they
+    may cancel to rounding) do not move it."""
+    step, kind, who = max_step, 0, -1
     scale = 1e-300
     for t in range(m):
-        scale = max(scale, abs(dmu[t]), u[E[t]])
+        scale = max(scale, abs(dmu[t]))
+        if bound_rate != 0.0:
+            scale = max(scale, u[E[t]])
     for t in range(m):
         e = E[t]
+        rate = dmu[t] - bound_rate * u[e] if bound_rate != 0.0 else dmu[t]
         if dmu[t] < -RATE_TOL * scale:
             cand = max(-mu_E[t] / dmu[t], 0.0)
             if cand < step:
                 step, kind, who = cand, 1, t
-        elif dmu[t] - u[e] > RATE_TOL * scale:
-            cand = max((lam * u[e] - mu_E[t]) / (dmu[t] - u[e]), 0.0)
+        elif rate > RATE_TOL * scale:
+            cand = max((lam * u[e] - mu_E[t]) / rate, 0.0)
             if cand < step:
                 step, kind, who = cand, 2, t
-    ds_scale = 1e-300
+    ds_scale = max(1e-300, ds_floor)
     for j in range(ds.size):
         ds_scale = max(ds_scale, abs(ds[j]))
     for j in range(ds.size):
@@ -505,7 +528,8 @@ def _follow(Z, ZT, y, u, r, lam, lam_end, status, E, A, sigma, m, max_steps, the
             since_refresh = 0
         _dual_side(Z, y, E, A, sigma, m, Minv, g, ylu, lam, mu_E, dmu, rhs, drhs, work, s, ds,
                    fresh)
-        step, kind, who = _next_breakpoint(E, m, u, lam, lam_end, mu_E, dmu, s, ds, in_A)
+        step, kind, who = _next_breakpoint(E, m, u, lam, 1.0, lam_end - lam, mu_E, dmu, s, ds,
+                                            in_A, 0.0)
         lam += step
         s += step * ds
         if kind == 0:

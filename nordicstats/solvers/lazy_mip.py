@@ -11,8 +11,8 @@ branches only on the disjunctions that the current LP solution breaks:
 * a node fixes, for some pairs (i, k), which side holds: f_k(x_i) >= 0 (a sign row
   on boundary k) or f_{k+1}(x_i) <= -delta (a sign row on boundary k+1); its LP
   still splits by boundary, so its bound is the sum of K-1 LP optima, and a child
-  changes one boundary's LP only (one warm-started re-solve,
-  :class:`~nordicstats.solvers.l1svm_lp.BoundaryLP`);
+  changes one boundary's LP only (one re-solve from its parent's optimum along the
+  sign row's margin, :class:`~nordicstats.solvers.l1svm_lp.BoundaryLP`);
 * a node whose LP solution has no broken disjunction is feasible for NORDIC-2, and
   its bound is its objective: a new incumbent;
 * otherwise the most broken pair (largest min(-f_k, f_{k+1} + delta)) is branched on,

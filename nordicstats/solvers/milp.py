@@ -80,7 +80,7 @@ from nordicstats.exceptions import (
 from nordicstats.solvers.certificate import certify_mip
 from nordicstats.solvers.choice import sparse_primal_pays
 from nordicstats.solvers.decomposition import solve_dual_decomposition
-from nordicstats.solvers.l1svm_lp import HIGHS_OPTIONS, BoundaryLP
+from nordicstats.solvers.l1svm_lp import HIGHS_OPTIONS, BoundaryLP, SignRowPoints
 from nordicstats.solvers.lazy_mip import branch_on_crossings
 from nordicstats.solvers.linear_primal import solve_linear_primal
 from nordicstats.solvers.problem import NordicProblem
@@ -443,7 +443,9 @@ class RelaxationPath:
     def __init__(self, Z, signs):
         self.Z, self.signs = np.asarray(Z, dtype=float), np.asarray(signs, dtype=float)
         self.incumbent = None  # (theta, b) of the last NORDIC-2 solution: feasible at any C
-        self.lps = [BoundaryLP(self.Z, self.signs[:, k]) for k in range(self.signs.shape[1])]
+        points = SignRowPoints(self.Z)  # the margin path's arrays, one copy for the K-1 LPs
+        self.lps = [BoundaryLP(self.Z, self.signs[:, k], points)
+                    for k in range(self.signs.shape[1])]
 
     @classmethod
     def for_problem(cls, problem):
