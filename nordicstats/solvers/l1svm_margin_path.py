@@ -26,7 +26,6 @@ import numba
 import numpy as np
 
 from nordicstats.solvers.l1svm_path import (
-    _E,
     _L,
     _OFF,
     _R,
@@ -51,6 +50,7 @@ from nordicstats.solvers.l1svm_path import (
     _move_point,
     _next_breakpoint,
     _pivot,
+    basis_arrays,
     margin_perturbation,
 )
 
@@ -124,25 +124,14 @@ def follow_margin_path(Z, ZT, y, u, margins, point_status, active, sign, moves, 
     """
     Z = np.ascontiguousarray(Z, dtype=float)
     N, p = Z.shape
-    status = np.asarray(point_status, dtype=np.int8).copy()
-    elbow = np.flatnonzero(status == _E)
-    active = np.asarray(active, dtype=np.int64)
-    if elbow.size != active.size + 1:
-        raise ValueError(f"a basis needs |E| = |A| + 1 elbow points; got {elbow.size} and "
-                         f"{active.size} active coordinates")
-    capacity = min(N, p + 1) + 1
-    E = np.zeros(capacity, dtype=np.int64)
-    A = np.zeros(capacity, dtype=np.int64)
-    sigma = np.zeros(capacity)
-    E[:elbow.size], A[:active.size] = elbow, active
-    sigma[:active.size] = np.asarray(sign, dtype=float)
+    status, E, A, sigma, m = basis_arrays(point_status, active, sign, N, p)
     r_true = np.asarray(margins, dtype=float).copy()
     r = r_true + margin_perturbation(status, perturbation)
-    out, theta_A = np.zeros(3), np.zeros(capacity)
+    out, theta_A = np.zeros(3), np.zeros(E.size)
     try:
         code, m = _follow_margins(Z, np.ascontiguousarray(ZT, dtype=float),
                                   np.asarray(y, dtype=float), np.asarray(u, dtype=float), r,
-                                  r_true, status, E, A, sigma, elbow.size,
+                                  r_true, status, E, A, sigma, m,
                                   np.asarray(moves, dtype=np.int64),
                                   np.asarray(targets, dtype=float),
                                   int(max_steps or N + p), theta_A, out)

@@ -156,6 +156,41 @@ def follow_cost_path(Z, y, u, lam_start, lam_end, point_status, active, sign,
     Z = np.ascontiguousarray(Z, dtype=float)
     n, p = Z.shape
     ZT = Z if n == p and np.array_equal(Z, Z.T) else np.ascontiguousarray(Z.T)
+    status, E, A, sigma, m = basis_arrays(point_status, active, sign, n, p)
+    out = np.zeros(3)  # lam reached, b, steps
+    theta_A = np.zeros(E.size)
+    try:
+        margins = 1.0 + margin_perturbation(status, perturbation)
+        code, m = _follow(Z, ZT, np.asarray(y, dtype=float), np.asarray(u, dtype=float),
+                          margins, float(lam_start), float(lam_end), status, E, A, sigma,
+                          m, int(max_steps or 20 * (n + p)), theta_A, out)
+    except np.linalg.LinAlgError:  # M singular at a refactorisation
+        code, m = SINGULAR, 1
+    theta = np.zeros(p)
+    theta[A[:m - 1]] = theta_A[:m - 1]
+    return PathEnd(int(code), float(out[0]), int(out[2]), status, E[:m].copy(),
+                   A[:m - 1].copy(), sigma[:m - 1].copy(), theta, float(out[1]))
+
+
+def basis_arrays(point_status, active, sign, n, p):
+    """Working arrays of a basis given by its point statuses and active coordinates.
+
+    A basis of the L1-SVM LP holds ``|E| = |A| + 1`` elbow points (status ``E``) and the
+    active coordinates A with their signs sigma; the arrays are sized for the largest
+    basis, ``min(n, p + 1) + 1``, so that pivots can grow them in place.
+
+    Returns
+    -------
+    status : ndarray of int8, shape (n,)
+        A copy of ``point_status``.
+    E, A : ndarray of int64
+        The elbow points and the active coordinates, in the first ``m`` and ``m - 1``
+        entries.
+    sigma : ndarray of float
+        The signs of the active coordinates, in the first ``m - 1`` entries.
+    m : int
+        The size of the basis, ``|E|``.
+    """
     status = np.asarray(point_status, dtype=np.int8).copy()
     elbow = np.flatnonzero(status == _E)
     active = np.asarray(active, dtype=np.int64)
@@ -168,19 +203,7 @@ def follow_cost_path(Z, y, u, lam_start, lam_end, point_status, active, sign,
     sigma = np.zeros(capacity)
     E[:elbow.size], A[:active.size] = elbow, active
     sigma[:active.size] = np.asarray(sign, dtype=float)
-    out = np.zeros(3)  # lam reached, b, steps
-    theta_A = np.zeros(capacity)
-    try:
-        margins = 1.0 + margin_perturbation(status, perturbation)
-        code, m = _follow(Z, ZT, np.asarray(y, dtype=float), np.asarray(u, dtype=float),
-                          margins, float(lam_start), float(lam_end), status, E, A, sigma,
-                          elbow.size, int(max_steps or 20 * (n + p)), theta_A, out)
-    except np.linalg.LinAlgError:  # M singular at a refactorisation
-        code, m = SINGULAR, 1
-    theta = np.zeros(p)
-    theta[A[:m - 1]] = theta_A[:m - 1]
-    return PathEnd(int(code), float(out[0]), int(out[2]), status, E[:m].copy(),
-                   A[:m - 1].copy(), sigma[:m - 1].copy(), theta, float(out[1]))
+    return status, E, A, sigma, int(elbow.size)
 
 
 def margin_perturbation(point_status, size):
