@@ -38,7 +38,6 @@ from nordicstats.solvers.l1svm_path import (
     STALLED,
     STEP_LIMIT,
     UNBOUNDED_EDGE,
-    PathEnd,
     _basic_mu,
     _build_inverse,
     _combine_rows,
@@ -52,6 +51,7 @@ from nordicstats.solvers.l1svm_path import (
     _pivot,
     basis_arrays,
     margin_perturbation,
+    path_end,
 )
 
 __all__ = ["follow_margin_path"]
@@ -137,10 +137,7 @@ def follow_margin_path(Z, ZT, y, u, margins, point_status, active, sign, moves, 
                                   int(max_steps or N + p), theta_A, out)
     except np.linalg.LinAlgError:  # M singular at a refactorisation
         code, m = SINGULAR, 1
-    theta = np.zeros(p)
-    theta[A[:m - 1]] = theta_A[:m - 1]
-    return PathEnd(int(code), float(out[0]), int(out[2]), status, E[:m].copy(),
-                   A[:m - 1].copy(), sigma[:m - 1].copy(), theta, float(out[1]))
+    return path_end(code, m, out, status, E, A, sigma, theta_A, p)
 
 
 # --- compiled core -------------------------------------------------------------------------

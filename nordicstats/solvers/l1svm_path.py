@@ -166,10 +166,7 @@ def follow_cost_path(Z, y, u, lam_start, lam_end, point_status, active, sign,
                           m, int(max_steps or 20 * (n + p)), theta_A, out)
     except np.linalg.LinAlgError:  # M singular at a refactorisation
         code, m = SINGULAR, 1
-    theta = np.zeros(p)
-    theta[A[:m - 1]] = theta_A[:m - 1]
-    return PathEnd(int(code), float(out[0]), int(out[2]), status, E[:m].copy(),
-                   A[:m - 1].copy(), sigma[:m - 1].copy(), theta, float(out[1]))
+    return path_end(code, m, out, status, E, A, sigma, theta_A, p)
 
 
 def basis_arrays(point_status, active, sign, n, p):
@@ -204,6 +201,18 @@ def basis_arrays(point_status, active, sign, n, p):
     E[:elbow.size], A[:active.size] = elbow, active
     sigma[:active.size] = np.asarray(sign, dtype=float)
     return status, E, A, sigma, int(elbow.size)
+
+
+def path_end(code, m, out, status, E, A, sigma, theta_A, p):
+    """The :class:`PathEnd` of a compiled path: its status, basis of size ``m`` and vertex.
+
+    ``out`` holds the parameter reached, the intercept b and the number of steps;
+    ``theta_A`` the coefficients of the active coordinates, spread here into theta.
+    """
+    theta = np.zeros(p)
+    theta[A[:m - 1]] = theta_A[:m - 1]
+    return PathEnd(int(code), float(out[0]), int(out[2]), status, E[:m].copy(),
+                   A[:m - 1].copy(), sigma[:m - 1].copy(), theta, float(out[1]))
 
 
 def margin_perturbation(point_status, size):
