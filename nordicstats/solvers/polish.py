@@ -127,6 +127,8 @@ class PolishStep:
         Whether the last face optimum is feasible and meets every KKT condition.
     accepted : bool
         Whether the caller took the candidate (set by the caller).
+    changes : tuple of int
+        Variables fixed or released after each round (the last 0 when it converged).
     """
 
     size: int
@@ -139,6 +141,7 @@ class PolishStep:
     released: int = 0
     converged: bool = False
     accepted: bool = False
+    changes: tuple = ()
 
 
 def _cross_hessian(first, second, K_block):
@@ -295,7 +298,7 @@ def polish_step(problem, alpha, phi, gamma, G, intercepts, kernel_rows=None):
     slack = BOUND_SLACK * max(1.0, float(np.max(U, initial=1.0)))
     b, stats = np.asarray(intercepts, dtype=float), {"size": 0, "rows": 0, "residual": np.nan}
     dropped = released = rounds = 0
-    converged, last_changes = False, np.inf
+    converged, last_changes, history = False, np.inf, []
     while rounds < ACTIVE_SET_ROUNDS:
         face = _Face(Y, U, *free)
         if face.size == 0 or face.size > MAX_FACE_SIZE:
@@ -327,6 +330,7 @@ def polish_step(problem, alpha, phi, gamma, G, intercepts, kernel_rows=None):
         release = _violated_kkt(Y, U, point, G_new, b, free)
         changes = fix + int(sum(int(r.sum()) for r in release))
         dropped, released = dropped + fix, released + changes - fix
+        history.append(changes)
         if changes == 0:
             converged = True
             break
@@ -338,7 +342,7 @@ def polish_step(problem, alpha, phi, gamma, G, intercepts, kernel_rows=None):
     descent = best_value <= base_value
     return PolishStep(stats["size"], stats.get("rows", 0), bool(descent), dropped, rounds,
                       float(stats["residual"]), time.perf_counter() - clock,
-                      released=released, converged=converged), best
+                      released=released, converged=converged, changes=tuple(history)), best
 
 
 def face_size(problem, alpha, phi, gamma):

@@ -134,7 +134,9 @@ def solve_smo(problem, start="zero", warm_start=None, cache_mb=None,
         ``solver="smo"``; ``info`` holds the steps, the last tolerance, the cache's
         hits and misses and its memory, the polishing steps taken, and the kernel rows
         the polishing computed (``polish_kernel_rows``, kept between its rounds and steps
-        by :class:`~nordicstats.solvers.polish.KernelRows`).
+        by :class:`~nordicstats.solvers.polish.KernelRows`), and ``tiers``: the pair
+        tolerance, the noncrossing tolerance, the SMO steps and the size of the interior
+        face after each run of the loop.
     """
     _check(problem, start, cache_mb, max_iter, shrinking)
     clock = time.perf_counter()
@@ -154,6 +156,7 @@ def solve_smo(problem, start="zero", warm_start=None, cache_mb=None,
     shrinking = n >= SHRINKING_MIN_ROWS if shrinking is None else bool(shrinking)
     tol, steps, status, last_phase = POLISH_FIRST_TOL if polish else FIRST_TOL, 0, "optimal", False
     polishes, steps_since_polish, kernel_rows = [], 0, KernelRows(problem.gram)
+    tiers = []  # (pair tolerance, phi tolerance, SMO steps, face size) of each loop run
     while True:
         # noncrossing residuals: as loose as the pairs until the gap is reached, then
         # to half of the certificate's violation tolerance (a last short phase)
@@ -161,6 +164,7 @@ def solve_smo(problem, start="zero", warm_start=None, cache_mb=None,
         it, code, violation = smo_loop(Y, U, alpha, phi, gamma, G, diag, chain, chain, tol,
                                        tol_phi, budget - steps, shrinking, *cache.arrays())
         steps += it
+        tiers.append((tol, tol_phi, int(it), face_size(problem, alpha.T, phi.T, gamma)))
         if code != 0:
             status = "iteration_limit"
             break
@@ -203,7 +207,7 @@ def solve_smo(problem, start="zero", warm_start=None, cache_mb=None,
               "shrinking": {"dropped": shrunk, "reconstructions": rebuilt},
               "active_noncrossing": int(np.sum(phi > 0)) + int(np.sum(gamma > 0)),
               "polish": [dataclasses.asdict(step) for step in polishes],
-              "polish_kernel_rows": kernel_rows.computed})
+              "polish_kernel_rows": kernel_rows.computed, "tiers": tiers})
 
 
 def default_cache_mb(n, cap_mb=CACHE_CAP_MB):
