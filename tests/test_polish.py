@@ -16,6 +16,7 @@ import pytest
 from primal_reference import solve_primal
 from test_smo import OBJ_RTOL, design, rbf_problem
 
+from nordicstats.data import binary_signs
 from nordicstats.kernels import KernelMatrix, make_kernel
 from nordicstats.solvers import polish, smo
 from nordicstats.solvers.certificate import GAP_TOL, certify
@@ -30,6 +31,7 @@ from nordicstats.solvers.polish import (
     _interior_masks,
     polish_step,
 )
+from nordicstats.solvers.problem import NordicProblem
 from nordicstats.solvers.smo import solve_smo
 
 # (n, K, C, seed): all intercepts tie in the first four (gamma > 0 on the whole chain)
@@ -343,7 +345,8 @@ def test_block_factor_and_dense_factor_give_the_same_path_and_optimum(n, K, C, s
     problem = rbf_problem(n, K, C, seed)
     block = solve_smo(problem)
     monkeypatch.setattr(_Face, "block_factor",
-                        lambda face, K_SS: DenseCholesky(_cross_hessian(face, face, K_SS)))
+                        lambda face, K_SS, proximal=0.0: DenseCholesky(
+                            _cross_hessian(face, face, K_SS) + proximal * np.eye(face.size)))
     dense = solve_smo(problem)
     assert block.status == dense.status == "optimal"
     assert block.iterations == dense.iterations
@@ -409,3 +412,73 @@ def test_kernel_rows_keep_compact_and_fall_back_like_the_dense_matrix():
     assert direct.capacity == 0
     np.testing.assert_array_equal(direct.product(second, B), dense[:, second] @ B)
     assert direct.computed == 0
+
+
+# heavy class overlap (3 Logistic noise) at large C: tied intercepts, binding noncrossing
+# rows and many free alphas -- the regime of the proximal steps
+OVERLAP = [(150, 5, 16.0, 31), (120, 7, 4.0, 32), (140, 6, 16.0, 33)]
+
+
+def overlap_problem(n, K, C, seed):
+    X, codes = design(n, K, seed, noise=3.0)
+    return NordicProblem(gram=make_kernel("rbf", gamma=0.2)(X, X),
+                         signs=binary_signs(codes, K), C=C, method="nordic1")
+
+
+def smo_point(problem, tol):
+    """(alpha, phi, gamma, G) of the SMO loop run to the pair tolerance ``tol`` from 0."""
+    n, m = problem.signs.shape
+    Y, U = (np.ascontiguousarray(x.T, dtype=float) for x in (problem.signs,
+                                                             problem.upper_bounds))
+    alpha, phi, gamma, G = np.zeros((m, n)), np.zeros((m - 1, n)), np.zeros(m - 1), np.zeros((m, n))
+    cache = smo._row_cache(problem.gram, None)
+    smo.smo_loop(Y, U, alpha, phi, gamma, G, cache.diagonal(), True, True, tol, tol, 10 ** 7,
+                 False, *cache.arrays())
+    return alpha.T.copy(), phi.T.copy(), gamma, G.T.copy()
+
+
+@pytest.mark.parametrize("n,K,C,seed", OVERLAP)
+def test_proximal_steps_reach_the_primal_optimum_from_a_loose_smo_point(n, K, C, seed):
+    # at a pair tolerance of 1 the active set from the point itself does not settle
+    # (e.g. 206, 99, 77, 59, 57, 157 changes), the proximal steps do
+    problem = overlap_problem(n, K, C, seed)
+    alpha, phi, gamma, G = smo_point(problem, 1.0)
+    step, candidate = polish_step(problem, alpha, phi, gamma, G,
+                                  intercepts_by_pooling(problem, G))
+    assert step.proximal > 0 and step.converged and step.descent
+    a, p, g = candidate["alpha"], candidate["phi"], candidate["gamma"]
+    # dual feasible, G = K Omega, and -D is the primal optimum of Clarabel
+    U = problem.upper_bounds
+    assert a.min() >= 0.0 and np.all(a <= U) and p.min() >= 0.0 and g.min() >= 0.0
+    eq = np.sum(problem.signs * a, axis=0)
+    eq[:-1] += g
+    eq[1:] -= g
+    assert np.max(np.abs(eq)) <= 1e-9 * C
+    omega = problem.signs * a
+    omega[:, :-1] += p
+    omega[:, 1:] -= p
+    np.testing.assert_allclose(candidate["G"], problem.gram @ omega, atol=1e-9 * C)
+    assert -dual_objective(problem, a, p) == pytest.approx(solve_primal(problem), rel=OBJ_RTOL)
+    assert np.any(g > 0) and np.any(p > 0)
+
+
+@pytest.mark.parametrize("n,K,C,seed", OVERLAP)
+def test_with_and_without_proximal_steps_the_same_certified_optimum(n, K, C, seed,
+                                                                    always_polish,
+                                                                    monkeypatch):
+    # the first polishing at a pair tolerance of 1, where the active set from the SMO
+    # point does not settle (at 1e-2 it does on problems this small)
+    monkeypatch.setattr(smo, "POLISH_FIRST_TOL", 1.0)
+    problem = overlap_problem(n, K, C, seed)
+    proximal = solve_smo(problem)
+    monkeypatch.setattr(polish, "PROXIMAL_STEPS", 0)
+    plain = solve_smo(problem)
+    assert any(step["proximal"] for step in proximal.info["polish"])
+    assert not any(step["proximal"] for step in plain.info["polish"])
+    reference = solve_primal(problem)
+    for res in (proximal, plain):
+        assert res.status == "optimal" and res.gap <= GAP_TOL
+        assert res.objective == pytest.approx(reference, rel=OBJ_RTOL)
+    np.testing.assert_allclose(
+        problem.decision_values(proximal.dual_coef, proximal.intercept),
+        problem.decision_values(plain.dual_coef, plain.intercept), atol=1e-3)

@@ -272,12 +272,14 @@ def _row_cache(gram, cache_mb):
 
 def _polish(problem, alpha, phi, gamma, G, kernel_rows):
     """One polishing step on the boundary-major arrays, taken (in place) when its
-    candidate lowers the dual objective or meets the certificate's tolerances; the
-    kernel rows of its faces are kept in ``kernel_rows`` for the next steps."""
+    candidate is the optimum, meets the certificate's tolerances, or is a proximal point
+    that lowers the dual objective (the SMO loop goes on from there); the kernel rows of
+    its faces are kept in ``kernel_rows`` for the next steps."""
     step, candidate = polish_step(problem, alpha.T, phi.T, gamma, G.T,
                                   intercepts_by_pooling(problem, G.T), kernel_rows)
-    if candidate is None or not ((step.descent and step.converged) or _meets_certificate(
-            problem, candidate["alpha"], candidate["phi"], candidate["G"])):
+    if candidate is None or not ((step.descent and (step.converged or step.proximal))
+                                 or _meets_certificate(problem, candidate["alpha"],
+                                                       candidate["phi"], candidate["G"])):
         return step
     for name, target in (("alpha", alpha.T), ("phi", phi.T), ("gamma", gamma), ("G", G.T)):
         target[...] = candidate[name]
