@@ -46,8 +46,13 @@ each face optimum, free variables past a bound are fixed at it and bounded varia
 whose KKT condition fails are released.
 When nothing changes, the face optimum satisfies every KKT condition of the dual: it
 is the optimum (:attr:`PolishStep.converged`).  When the changes stop shrinking the
-guess is abandoned.  The caller decides whether to take the candidate; the SMO loop
-continues from its own point otherwise.  Design and measurements: docs/notes/scaling.md.
+guess is abandoned, and proximal-point steps follow: the same active set on the dual
+plus rho/2 ||v - v_centre||^2, whose optimum (dual feasible, lower dual objective)
+becomes the next centre, from which the active set on the dual is tried again (under
+heavy class overlap the faces are numerically singular and the face optima of the dual
+itself move hundreds of variables across their bounds in every round).  The caller
+decides whether to take the candidate; the SMO loop continues from its own point
+otherwise.  Design and measurements: docs/notes/scaling.md.
 """
 
 from __future__ import annotations

@@ -36,9 +36,12 @@ solve:
 * **Polishing** (the default).  The loop starts at a pair tolerance of 1e-2, divides
   it by sqrt(10), and after each tolerance tries
   :func:`~nordicstats.solvers.polish.polish_step`: the exact optimum of the face the
-  SMO point is on, found by a primal-dual active set.  Its candidate is taken when it
-  is the dual's optimum (every KKT condition holds) or meets the certificate's
-  tolerances, and the loop stops there.  A polishing step is tried only when the SMO
+  SMO point is on, found by a primal-dual active set, with proximal-point steps when
+  that does not settle (heavy class overlap).  Its candidate is taken when it is the
+  dual's optimum (every KKT condition holds) or meets the certificate's tolerances,
+  and the loop stops there; a proximal point that lowers the dual objective is taken
+  too, and the loop goes on from it (overlap, n = 5,000, K = 5, C = 16: 401,924 SMO
+  steps instead of 2,658,031).  A polishing step is tried only when the SMO
   work since the last one (steps x n) reaches its expected cost (3 rounds x
   ``ROUND_COST |face|^2``), so polishing at most about doubles the time where it does not pay;
   the last phase waits for a pair tolerance of 1e-5, also when the gap is met first.
