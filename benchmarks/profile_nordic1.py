@@ -28,7 +28,7 @@ from nordicstats.data import binary_signs
 from nordicstats.kernels import KernelMatrix, make_kernel
 from nordicstats.solvers import polish, smo
 from nordicstats.solvers.decomposition import intercepts_by_pooling
-from nordicstats.solvers.polish import KernelRows, _interior_masks, polish_step
+from nordicstats.solvers.polish import KernelRows, polish_step
 from nordicstats.solvers.problem import NordicProblem
 
 
@@ -60,15 +60,17 @@ def show_tiers(problem):
     total = time.process_time() - start
     print(f"status {res.status}, gap {res.gap:.1e}, {res.iterations:,} steps, CPU {total:.1f} s: "
           f"SMO loop {loop.seconds:.1f} s, polishing {polishing.seconds:.1f} s")
-    steps = iter(res.info["polish"])
     for tol, tol_phi, it, size in res.info["tiers"]:
         print(f"  tol {tol:.1e} (phi {tol_phi:.1e}): {it:>9,} steps, interior face {size:,}")
-        if size and it:
-            pass
-    for step in steps:
+    for step in res.info["polish"]:
         print(f"  polish: face {step['size']:,}, rounds {step['rounds']}, changes "
               f"{list(step['changes'])}, converged {step['converged']}, "
               f"taken {step['accepted']}, {step['seconds']:.2f} s")
+
+
+def interior(U, alpha, phi, gamma):
+    """Masks of the variables strictly inside their bounds (boundary-major arrays)."""
+    return (alpha > 0.0) & (alpha < U), phi > 0.0, gamma > 0.0
 
 
 def probe(problem, chunk):
@@ -81,13 +83,13 @@ def probe(problem, chunk):
     cache = smo._row_cache(problem.gram, smo.default_cache_mb(n))
     diag, rows = cache.diagonal(), KernelRows(problem.gram)
     tol, total = smo.POLISH_FIRST_TOL, 0
-    masks = _interior_masks(U.T, alpha.T, phi.T, gamma)
+    masks = interior(U, alpha, phi, gamma)
     while tol > 1e-7:
         while True:
             it, code, _ = smo.smo_loop(Y, U, alpha, phi, gamma, G, diag, True, True, tol, tol,
                                        chunk, True, *cache.arrays())
             total += it
-            new = _interior_masks(U.T, alpha.T, phi.T, gamma)
+            new = interior(U, alpha, phi, gamma)
             moved = sum(int(np.sum(a != b)) for a, b in zip(masks, new))
             masks = new
             step, _ = polish_step(problem, alpha.T, phi.T, gamma, G.T,
