@@ -482,3 +482,15 @@ def test_with_and_without_proximal_steps_the_same_certified_optimum(n, K, C, see
     np.testing.assert_allclose(
         problem.decision_values(proximal.dual_coef, proximal.intercept),
         problem.decision_values(plain.dual_coef, plain.intercept), atol=1e-3)
+
+
+def test_no_proximal_step_after_the_rounds_the_smo_work_pays_for():
+    problem = overlap_problem(*OVERLAP[1])
+    alpha, phi, gamma, G = smo_point(problem, 1.0)
+    b = intercepts_by_pooling(problem, G)
+    free = polish_step(problem, alpha, phi, gamma, G, b)[0]
+    first = polish_step(problem, alpha, phi, gamma, G, b, max_rounds=1)[0]
+    # the active set from the point itself runs its rounds (not settling), then nothing
+    assert free.proximal > 0 and free.converged
+    assert first.proximal == 0 and not first.converged
+    assert first.changes == free.changes[:first.rounds]

@@ -291,7 +291,7 @@ class _Face:
         return A
 
 
-def polish_step(problem, alpha, phi, gamma, G, intercepts, kernel_rows=None):
+def polish_step(problem, alpha, phi, gamma, G, intercepts, kernel_rows=None, max_rounds=None):
     """The optimum of the dual over a face guessed from a dual feasible point.
 
     First the primal-dual active set from the point itself (:func:`_active_set`).  When
@@ -321,6 +321,10 @@ def polish_step(problem, alpha, phi, gamma, G, intercepts, kernel_rows=None):
         Kernel rows kept from earlier polishing steps of the same problem (the SMO
         solver passes one per fit); default a new :class:`KernelRows`, kept over the
         rounds of this step.
+    max_rounds : float, optional
+        No proximal step starts after this many rounds (face optima) in all; default no
+        limit.  The SMO solver passes the rounds its work since the last polishing step
+        pays for.
 
     Returns
     -------
@@ -339,7 +343,8 @@ def polish_step(problem, alpha, phi, gamma, G, intercepts, kernel_rows=None):
     runs = [_active_set(problem, point, np.asarray(intercepts, dtype=float), kernel_rows)]
     centre, rho, failures = point, PROXIMAL_FIRST, 0
     for _ in range(PROXIMAL_STEPS):
-        if runs[-1].converged or failures == PROXIMAL_FAILURES:
+        if runs[-1].converged or failures == PROXIMAL_FAILURES or (
+                max_rounds is not None and sum(run.rounds for run in runs) >= max_rounds):
             break
         runs.append(_active_set(problem, centre, runs[-1].intercepts, kernel_rows, rho))
         if not runs[-1].converged:

@@ -172,9 +172,12 @@ def solve_smo(problem, start="zero", warm_start=None, cache_mb=None,
             status = "iteration_limit"
             break
         steps_since_polish += it
-        if polish and len(polishes) < MAX_POLISH_ROUNDS and steps_since_polish * n >= (
-                _polish_work(problem, alpha, phi, gamma)):
-            polishes.append(_polish(problem, alpha, phi, gamma, G, kernel_rows))
+        work = _polish_work(problem, alpha, phi, gamma) if polish else np.inf
+        if polish and len(polishes) < MAX_POLISH_ROUNDS and steps_since_polish * n >= work:
+            # the rounds the SMO work since the last polishing step pays for: the proximal
+            # steps stop there (the SMO loop goes on from the last proximal point)
+            rounds = EXPECTED_ROUNDS * steps_since_polish * n / work if work else None
+            polishes.append(_polish(problem, alpha, phi, gamma, G, kernel_rows, rounds))
             steps_since_polish = 0
             if _meets_certificate(problem, alpha.T, phi.T, G.T):
                 break
@@ -273,13 +276,14 @@ def _row_cache(gram, cache_mb):
     return RowCache(None, gram, "precomputed")
 
 
-def _polish(problem, alpha, phi, gamma, G, kernel_rows):
+def _polish(problem, alpha, phi, gamma, G, kernel_rows, max_rounds=None):
     """One polishing step on the boundary-major arrays, taken (in place) when its
     candidate is the optimum, meets the certificate's tolerances, or is a proximal point
     that lowers the dual objective (the SMO loop goes on from there); the kernel rows of
     its faces are kept in ``kernel_rows`` for the next steps."""
     step, candidate = polish_step(problem, alpha.T, phi.T, gamma, G.T,
-                                  intercepts_by_pooling(problem, G.T), kernel_rows)
+                                  intercepts_by_pooling(problem, G.T), kernel_rows,
+                                  max_rounds=max_rounds)
     if candidate is None or not ((step.descent and (step.converged or step.proximal))
                                  or _meets_certificate(problem, candidate["alpha"],
                                                        candidate["phi"], candidate["G"])):
