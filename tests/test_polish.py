@@ -494,3 +494,19 @@ def test_no_proximal_step_after_the_rounds_the_smo_work_pays_for():
     assert free.proximal > 0 and free.converged
     assert first.proximal == 0 and not first.converged
     assert first.changes == free.changes[:first.rounds]
+
+
+@pytest.mark.parametrize("n,K,C,seed", OVERLAP[:2])
+def test_smo_goes_on_from_a_proximal_point_to_the_primal_optimum(n, K, C, seed, always_polish,
+                                                                 monkeypatch):
+    # one strong proximal step per polishing step: its point lowers the dual but is not
+    # the optimum, so the SMO loop takes it and goes on from there
+    monkeypatch.setattr(smo, "POLISH_FIRST_TOL", 1.0)
+    monkeypatch.setattr(polish, "PROXIMAL_STEPS", 1)
+    monkeypatch.setattr(polish, "PROXIMAL_FIRST", 1.0)
+    problem = overlap_problem(n, K, C, seed)
+    res = solve_smo(problem)
+    steps = res.info["polish"]
+    assert any(step["accepted"] and not step["converged"] for step in steps)
+    assert res.status == "optimal" and res.gap <= GAP_TOL
+    assert res.objective == pytest.approx(solve_primal(problem), rel=OBJ_RTOL)
