@@ -8,7 +8,8 @@ demand above) twice, alternating: without the proximal steps (``polish.PROXIMAL_
 seconds of both fits and their ratio, the relative gaps, and the relative difference of
 the two optimal objectives.  CPU time of this process: the machine is shared.
 
-Run ``python benchmarks/bench_polish_proximal.py --n 1000 --designs overlap --K 7``.
+Run ``python benchmarks/bench_polish_proximal.py --n 1000 --designs overlap --K 5 7``; the
+output is kept in ``benchmarks/results/polish_proximal.txt``.
 """
 
 from __future__ import annotations
