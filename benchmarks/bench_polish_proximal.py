@@ -2,7 +2,7 @@
 
 For each design (:func:`bench_scale.make_design`), n, K and C the SMO solver fits NORDIC-1
 as the model would (the dense Gram matrix up to ``DENSE_GRAM_MAX_ROWS`` rows, rows on
-demand above) twice, alternating: without the proximal steps (``polish.PROXIMAL_STEPS``
+demand above) twice, one after the other: without the proximal steps (``polish.PROXIMAL_STEPS``
 = 0, the polishing before them) and with them.  Printed per fit: the SMO steps of both
 (load-free), the polishing steps tried / taken and the proximal active sets, the CPU
 seconds of both fits and their ratio, the relative gaps, and the relative difference of
