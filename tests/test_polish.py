@@ -16,6 +16,7 @@ import pytest
 from primal_reference import solve_primal
 from test_smo import OBJ_RTOL, design, rbf_problem
 
+from nordicstats import NORDIC
 from nordicstats.data import binary_signs
 from nordicstats.kernels import KernelMatrix, make_kernel
 from nordicstats.solvers import polish, smo
@@ -509,4 +510,32 @@ def test_smo_goes_on_from_a_proximal_point_to_the_primal_optimum(n, K, C, seed, 
     steps = res.info["polish"]
     assert any(step["accepted"] and not step["converged"] for step in steps)
     assert res.status == "optimal" and res.gap <= GAP_TOL
+    assert res.objective == pytest.approx(solve_primal(problem), rel=OBJ_RTOL)
+
+
+# 25 rows (two covariates, three levels) on which BSVM's polishing (C = 0.25, the
+# width rule's gamma = 22.5) met, in an earlier round, an in-box face optimum whose face
+# had no free alpha on boundary 1 while that row's fixed part was 0.25: its least-squares
+# solution had a lower dual value than the optimum and was returned as the candidate
+SINGLE_ROW_FACE_X = [
+    0.03540397, -0.00049654, -0.0531598, -0.22765665, 0.00187154, 0.09273688, 0.10433347,
+    -0.05361981, 0.22293638, 0.1943692, -0.02282261, -0.01551811, 0.0958965, -0.02547655,
+    0.0224766, 0.12198602, 0.11897205, -0.05298005, -0.0455621, -0.05490485, -0.00141582,
+    0.00749149, -0.03886872, 0.0774694, 0.00496117, 0.00133648, -0.19687561, -0.13848387,
+    -0.06952254, 0.03604559, -0.08661643, 0.15592586, 0.01476307, 0.02571033, 0.01199627,
+    0.04926233, 0.09239784, -0.05509024, 0.15685337, -0.07791051, 0.05174087, -0.02063235,
+    -0.01664106, 0.06701484, 0.02018137, 0.160742, -0.05078405, 0.05163088, 0.05838731,
+    0.21121055]
+SINGLE_ROW_FACE_Y = [2, 2, 2, 1, 0, 1, 2, 2, 0, 1, 0, 2, 0, 0, 1, 1, 0, 2, 1, 0, 0, 2, 0, 0, 0]
+
+
+def test_a_candidate_keeps_the_equality_rows():
+    X = np.reshape(SINGLE_ROW_FACE_X, (-1, 2))
+    problem = NORDIC(np.array(SINGLE_ROW_FACE_Y), X, kernel="rbf", C=0.25,
+                     method="bsvm").build_problem()
+    res = solve_smo(problem)
+    assert res.info["polish"] and res.info["polish"][-1]["accepted"]
+    assert res.status == "optimal" and res.gap <= GAP_TOL
+    alpha = res.multipliers["alpha"]
+    assert np.max(np.abs(np.sum(problem.signs * alpha, axis=0))) <= 1e-12
     assert res.objective == pytest.approx(solve_primal(problem), rel=OBJ_RTOL)

@@ -92,6 +92,9 @@ RELEASE_TOL = 1e-9
 REFINEMENT_TOL = 1e-13
 # a full step may overshoot a bound by this much (relative to max U) before it is cut
 BOUND_SLACK = 1e-12
+# a face optimum is a candidate only when its equality rows hold to this (relative to
+# max U; the face systems solve them to ~1e-13)
+EQUALITY_TOL = 1e-9
 # Proximal-point steps of a polishing step whose active set does not settle, at most
 # PROXIMAL_STEPS: rho (relative to the largest K_ii of the face) starts at PROXIMAL_FIRST
 # and is divided by PROXIMAL_FACTOR after a proximal active set that settled (each is
@@ -406,7 +409,8 @@ def _active_set(problem, start, intercepts, kernel_rows, proximal=0.0):
     free = list(_interior_masks(U, start["alpha"], start["phi"], start["gamma"]))
     point = {k: start[k].copy() for k in ("alpha", "phi", "gamma")}
     base_omega = dual_expansion(Y, point["alpha"], point["phi"])
-    slack = BOUND_SLACK * max(1.0, float(np.max(U, initial=1.0)))
+    scale = max(1.0, float(np.max(U, initial=1.0)))
+    slack = BOUND_SLACK * scale
     run = _ActiveSetRun(proximal=proximal > 0, intercepts=intercepts)
     b, last_changes, fewest, since_fewest = intercepts, np.inf, np.inf, 0
     while run.rounds < ACTIVE_SET_ROUNDS:
@@ -430,7 +434,12 @@ def _active_set(problem, start, intercepts, kernel_rows, proximal=0.0):
         below, above = v < face.lower - slack, v > face.upper + slack
         v = np.clip(v, face.lower, face.upper)
         face.assign(v, point["alpha"], point["phi"], point["gamma"])
-        if not (below.any() or above.any()):
+        # dual feasible: inside the box, and the equality rows hold (a face with no free
+        # variable in a row whose fixed part is not zero cannot meet it; its least-squares
+        # optimum has a lower dual value and must not be the candidate)
+        feasible = not (below.any() or above.any()) and np.max(np.abs(_equality_values(
+            Y, point["alpha"], point["gamma"])), initial=0.0) <= EQUALITY_TOL * scale
+        if feasible:
             value = _dual_value(omega, G_new, point["alpha"])
             if value < run.best_value or proximal:
                 run.best = {**{k: x.copy() for k, x in point.items()}, "G": G_new}
@@ -441,7 +450,11 @@ def _active_set(problem, start, intercepts, kernel_rows, proximal=0.0):
         run.fixed, run.released = run.fixed + fix, run.released + changes - fix
         run.changes.append(changes)
         if changes == 0:
-            run.converged = True
+            # the optimum when feasible: it is the candidate, whatever an earlier round gave
+            run.converged = feasible
+            if feasible:
+                run.best = {**{k: x.copy() for k, x in point.items()}, "G": G_new}
+                run.best_value, run.intercepts = value, b
             break
         if changes < fewest:
             fewest, since_fewest = changes, 0
