@@ -16,6 +16,8 @@ import pytest
 from primal_reference import solve_primal
 from test_smo import OBJ_RTOL, design, rbf_problem
 
+from nordicstats import NORDIC
+from nordicstats.data import binary_signs
 from nordicstats.kernels import KernelMatrix, make_kernel
 from nordicstats.solvers import polish, smo
 from nordicstats.solvers.certificate import GAP_TOL, certify
@@ -30,6 +32,7 @@ from nordicstats.solvers.polish import (
     _interior_masks,
     polish_step,
 )
+from nordicstats.solvers.problem import NordicProblem
 from nordicstats.solvers.smo import solve_smo
 
 # (n, K, C, seed): all intercepts tie in the first four (gamma > 0 on the whole chain)
@@ -343,7 +346,8 @@ def test_block_factor_and_dense_factor_give_the_same_path_and_optimum(n, K, C, s
     problem = rbf_problem(n, K, C, seed)
     block = solve_smo(problem)
     monkeypatch.setattr(_Face, "block_factor",
-                        lambda face, K_SS: DenseCholesky(_cross_hessian(face, face, K_SS)))
+                        lambda face, K_SS, proximal=0.0: DenseCholesky(
+                            _cross_hessian(face, face, K_SS) + proximal * np.eye(face.size)))
     dense = solve_smo(problem)
     assert block.status == dense.status == "optimal"
     assert block.iterations == dense.iterations
@@ -409,3 +413,129 @@ def test_kernel_rows_keep_compact_and_fall_back_like_the_dense_matrix():
     assert direct.capacity == 0
     np.testing.assert_array_equal(direct.product(second, B), dense[:, second] @ B)
     assert direct.computed == 0
+
+
+# heavy class overlap (3 Logistic noise) at large C: tied intercepts, binding noncrossing
+# rows and many free alphas -- the regime of the proximal steps
+OVERLAP = [(150, 5, 16.0, 31), (120, 7, 4.0, 32), (140, 6, 16.0, 33)]
+
+
+def overlap_problem(n, K, C, seed):
+    X, codes = design(n, K, seed, noise=3.0)
+    return NordicProblem(gram=make_kernel("rbf", gamma=0.2)(X, X),
+                         signs=binary_signs(codes, K), C=C, method="nordic1")
+
+
+def smo_point(problem, tol):
+    """(alpha, phi, gamma, G) of the SMO loop run to the pair tolerance ``tol`` from 0."""
+    n, m = problem.signs.shape
+    Y, U = (np.ascontiguousarray(x.T, dtype=float) for x in (problem.signs,
+                                                             problem.upper_bounds))
+    alpha, phi, gamma, G = np.zeros((m, n)), np.zeros((m - 1, n)), np.zeros(m - 1), np.zeros((m, n))
+    cache = smo._row_cache(problem.gram, None)
+    smo.smo_loop(Y, U, alpha, phi, gamma, G, cache.diagonal(), True, True, tol, tol, 10 ** 7,
+                 False, *cache.arrays())
+    return alpha.T.copy(), phi.T.copy(), gamma, G.T.copy()
+
+
+@pytest.mark.parametrize("n,K,C,seed", OVERLAP)
+def test_proximal_steps_reach_the_primal_optimum_from_a_loose_smo_point(n, K, C, seed):
+    # at a pair tolerance of 1 the active set from the point itself does not settle
+    # (e.g. 206, 99, 77, 59, 57, 157 changes), the proximal steps do
+    problem = overlap_problem(n, K, C, seed)
+    alpha, phi, gamma, G = smo_point(problem, 1.0)
+    step, candidate = polish_step(problem, alpha, phi, gamma, G,
+                                  intercepts_by_pooling(problem, G))
+    assert step.proximal > 0 and step.converged and step.descent
+    a, p, g = candidate["alpha"], candidate["phi"], candidate["gamma"]
+    # dual feasible, G = K Omega, and -D is the primal optimum of Clarabel
+    U = problem.upper_bounds
+    assert a.min() >= 0.0 and np.all(a <= U) and p.min() >= 0.0 and g.min() >= 0.0
+    eq = np.sum(problem.signs * a, axis=0)
+    eq[:-1] += g
+    eq[1:] -= g
+    assert np.max(np.abs(eq)) <= 1e-9 * C
+    omega = problem.signs * a
+    omega[:, :-1] += p
+    omega[:, 1:] -= p
+    np.testing.assert_allclose(candidate["G"], problem.gram @ omega, atol=1e-9 * C)
+    assert -dual_objective(problem, a, p) == pytest.approx(solve_primal(problem), rel=OBJ_RTOL)
+    assert np.any(g > 0) and np.any(p > 0)
+
+
+@pytest.mark.parametrize("n,K,C,seed", OVERLAP)
+def test_with_and_without_proximal_steps_the_same_certified_optimum(n, K, C, seed,
+                                                                    always_polish,
+                                                                    monkeypatch):
+    # the first polishing at a pair tolerance of 1, where the active set from the SMO
+    # point does not settle (at 1e-2 it does on problems this small)
+    monkeypatch.setattr(smo, "POLISH_FIRST_TOL", 1.0)
+    problem = overlap_problem(n, K, C, seed)
+    proximal = solve_smo(problem)
+    monkeypatch.setattr(polish, "PROXIMAL_STEPS", 0)
+    plain = solve_smo(problem)
+    assert any(step["proximal"] for step in proximal.info["polish"])
+    assert not any(step["proximal"] for step in plain.info["polish"])
+    reference = solve_primal(problem)
+    for res in (proximal, plain):
+        assert res.status == "optimal" and res.gap <= GAP_TOL
+        assert res.objective == pytest.approx(reference, rel=OBJ_RTOL)
+    np.testing.assert_allclose(
+        problem.decision_values(proximal.dual_coef, proximal.intercept),
+        problem.decision_values(plain.dual_coef, plain.intercept), atol=1e-3)
+
+
+def test_no_proximal_step_after_the_rounds_the_smo_work_pays_for():
+    problem = overlap_problem(*OVERLAP[1])
+    alpha, phi, gamma, G = smo_point(problem, 1.0)
+    b = intercepts_by_pooling(problem, G)
+    free = polish_step(problem, alpha, phi, gamma, G, b)[0]
+    first = polish_step(problem, alpha, phi, gamma, G, b, max_rounds=1)[0]
+    # the active set from the point itself runs its rounds (not settling), then nothing
+    assert free.proximal > 0 and free.converged
+    assert first.proximal == 0 and not first.converged
+    assert first.changes == free.changes[:first.rounds]
+
+
+@pytest.mark.parametrize("n,K,C,seed", OVERLAP[:2])
+def test_smo_goes_on_from_a_proximal_point_to_the_primal_optimum(n, K, C, seed, always_polish,
+                                                                 monkeypatch):
+    # one strong proximal step per polishing step: its point lowers the dual but is not
+    # the optimum, so the SMO loop takes it and goes on from there
+    monkeypatch.setattr(smo, "POLISH_FIRST_TOL", 1.0)
+    monkeypatch.setattr(polish, "PROXIMAL_STEPS", 1)
+    monkeypatch.setattr(polish, "PROXIMAL_FIRST", 1.0)
+    problem = overlap_problem(n, K, C, seed)
+    res = solve_smo(problem)
+    steps = res.info["polish"]
+    assert any(step["accepted"] and not step["converged"] for step in steps)
+    assert res.status == "optimal" and res.gap <= GAP_TOL
+    assert res.objective == pytest.approx(solve_primal(problem), rel=OBJ_RTOL)
+
+
+# 25 rows (two covariates, three levels) on which BSVM's polishing (C = 0.25, the
+# width rule's gamma = 22.5) met, in an earlier round, an in-box face optimum whose face
+# had no free alpha on boundary 1 while that row's fixed part was 0.25: its least-squares
+# solution had a lower dual value than the optimum and was returned as the candidate
+SINGLE_ROW_FACE_X = [
+    0.03540397, -0.00049654, -0.0531598, -0.22765665, 0.00187154, 0.09273688, 0.10433347,
+    -0.05361981, 0.22293638, 0.1943692, -0.02282261, -0.01551811, 0.0958965, -0.02547655,
+    0.0224766, 0.12198602, 0.11897205, -0.05298005, -0.0455621, -0.05490485, -0.00141582,
+    0.00749149, -0.03886872, 0.0774694, 0.00496117, 0.00133648, -0.19687561, -0.13848387,
+    -0.06952254, 0.03604559, -0.08661643, 0.15592586, 0.01476307, 0.02571033, 0.01199627,
+    0.04926233, 0.09239784, -0.05509024, 0.15685337, -0.07791051, 0.05174087, -0.02063235,
+    -0.01664106, 0.06701484, 0.02018137, 0.160742, -0.05078405, 0.05163088, 0.05838731,
+    0.21121055]
+SINGLE_ROW_FACE_Y = [2, 2, 2, 1, 0, 1, 2, 2, 0, 1, 0, 2, 0, 0, 1, 1, 0, 2, 1, 0, 0, 2, 0, 0, 0]
+
+
+def test_a_candidate_keeps_the_equality_rows():
+    X = np.reshape(SINGLE_ROW_FACE_X, (-1, 2))
+    problem = NORDIC(np.array(SINGLE_ROW_FACE_Y), X, kernel="rbf", C=0.25,
+                     method="bsvm").build_problem()
+    res = solve_smo(problem)
+    assert res.info["polish"] and res.info["polish"][-1]["accepted"]
+    assert res.status == "optimal" and res.gap <= GAP_TOL
+    alpha = res.multipliers["alpha"]
+    assert np.max(np.abs(np.sum(problem.signs * alpha, axis=0))) <= 1e-12
+    assert res.objective == pytest.approx(solve_primal(problem), rel=OBJ_RTOL)

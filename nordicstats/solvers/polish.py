@@ -46,15 +46,20 @@ each face optimum, free variables past a bound are fixed at it and bounded varia
 whose KKT condition fails are released.
 When nothing changes, the face optimum satisfies every KKT condition of the dual: it
 is the optimum (:attr:`PolishStep.converged`).  When the changes stop shrinking the
-guess is abandoned.  The caller decides whether to take the candidate; the SMO loop
-continues from its own point otherwise.  Design and measurements: docs/notes/scaling.md.
+guess is abandoned, and proximal-point steps follow: the same active set on the dual
+plus rho/2 ||v - v_centre||^2, whose optimum (dual feasible, lower dual objective)
+becomes the next centre, from which the active set on the dual is tried again (under
+heavy class overlap the faces are numerically singular and the face optima of the dual
+itself move hundreds of variables across their bounds in every round).  The caller
+decides whether to take the candidate; the SMO loop continues from its own point
+otherwise.  Design and measurements: docs/notes/scaling.md.
 """
 
 from __future__ import annotations
 
 import functools
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 import scipy.linalg
@@ -87,6 +92,31 @@ RELEASE_TOL = 1e-9
 REFINEMENT_TOL = 1e-13
 # a full step may overshoot a bound by this much (relative to max U) before it is cut
 BOUND_SLACK = 1e-12
+# a face optimum is a candidate only when its equality rows hold to this (relative to
+# max U; the face systems solve them to ~1e-13)
+EQUALITY_TOL = 1e-9
+# Proximal-point steps of a polishing step whose active set does not settle, at most
+# PROXIMAL_STEPS: rho (relative to the largest K_ii of the face) starts at PROXIMAL_FIRST
+# and is divided by PROXIMAL_FACTOR after a proximal active set that settled (each is
+# followed by the active set on the dual from its optimum), multiplied by it (at most
+# PROXIMAL_FIRST, same centre) after one that did not; PROXIMAL_FAILURES of those in a
+# row end the step.  Measured on the SMO points at the pair tolerances of overlap,
+# n = 5,000, K = 5, C = 16 (the active set from the point itself stalled or diverged at
+# every tolerance down to 1e-4: 1941, 2546, 3334, ...; 372, 323, 269, 243, 212, 323):
+# from the first tolerance (1e-2, 401,924 of the fit's 2,658,031 SMO steps) the
+# proximal active sets at rho = 0.1, 0.01, 1e-3, 1e-4 settled in 5, 3, 4 and 11 rounds
+# (361, 180, 24, 1, 0; 62, 7, 0; ...) and the active set after the fourth reached the
+# optimum (gap 8e-15) in 7 s of CPU time.  At K = 7, C = 1 rho = 1e-3 or 1e-4 did not
+# settle from some centres (816, 845, 679, 800, ...), hence the way back up.  A first
+# rho of 0.01 rather than 0.1: K = 5, C = 2^-4 90 rounds against 106 (6.2 s against
+# 7.2 s CPU, the same process), K = 7, C = 1 164,630 SMO steps against 212,835
+PROXIMAL_STEPS, PROXIMAL_FIRST, PROXIMAL_FACTOR, PROXIMAL_FAILURES = 8, 1e-2, 10.0, 2
+# a proximal active set is abandoned when PROXIMAL_PATIENCE rounds in a row did not cut
+# the changes below the fewest of its earlier rounds (and change more than FEW_CHANGES):
+# the rounds that settle fall unevenly (213, 93, 50, 61, 51, 48, 22, 6, 1, 1, 0), those
+# that do not wander or grow (816, 845, 679, 800, 772, 810, 810, 1010, ... at overlap,
+# n = 5,000, K = 7, C = 1; 1388, 2585, 1051, 1188, 1451, 1811, ... at K = 5, C = 16)
+PROXIMAL_PATIENCE = 3
 # Largest face polished: its KKT matrix and Cholesky factor take 8 size^2 bytes each
 # (200 MB at 5,000) and a factorisation ~size^3 / 3 flops (seconds at 5,000)
 MAX_FACE_SIZE = 5000
@@ -127,6 +157,11 @@ class PolishStep:
         Whether the last face optimum is feasible and meets every KKT condition.
     accepted : bool
         Whether the caller took the candidate (set by the caller).
+    changes : tuple of int
+        Variables fixed or released after each round (the last 0 when it converged).
+    proximal : int
+        Proximal active sets tried (at most :data:`PROXIMAL_STEPS`) after the active set
+        from the point itself did not settle.
     """
 
     size: int
@@ -139,6 +174,8 @@ class PolishStep:
     released: int = 0
     converged: bool = False
     accepted: bool = False
+    changes: tuple = ()
+    proximal: int = 0
 
 
 def _cross_hessian(first, second, K_block):
@@ -237,11 +274,12 @@ class _Face:
         blocks.append(self.n_omega + np.arange(self.kg.size))
         return [b for b in blocks if b.size]
 
-    def block_factor(self, K_SS):
-        """:class:`BlockTridiagonalCholesky` of H + delta I over :meth:`blocks`."""
+    def block_factor(self, K_SS, proximal=0.0):
+        """:class:`BlockTridiagonalCholesky` of H + proximal I + delta I over :meth:`blocks`."""
         blocks = self.blocks()
         subfaces = [_Subface(self, block) for block in blocks]
-        diagonal = [_cross_hessian(sub, sub, K_SS) for sub in subfaces]
+        diagonal = [_cross_hessian(sub, sub, K_SS) + proximal * np.eye(sub.size)
+                    for sub in subfaces]
         below = [_cross_hessian(low, up, K_SS) for up, low in zip(subfaces, subfaces[1:])]
         return BlockTridiagonalCholesky(blocks, diagonal, below)
 
@@ -256,8 +294,20 @@ class _Face:
         return A
 
 
-def polish_step(problem, alpha, phi, gamma, G, intercepts, kernel_rows=None):
+def polish_step(problem, alpha, phi, gamma, G, intercepts, kernel_rows=None, max_rounds=None):
     """The optimum of the dual over a face guessed from a dual feasible point.
+
+    First the primal-dual active set from the point itself (:func:`_active_set`).  When
+    it does not settle -- under heavy class overlap the faces hold thousands of free
+    alphas, K_SS is numerically singular and the face optimum moves far along its
+    near-null directions, so hundreds of variables cross their bounds in every round --
+    proximal-point steps follow: the active set on the dual plus
+    rho/2 ||v - v_centre||^2 (rho relative to the largest K_ii of the face), which is
+    strongly convex and settles in a few rounds; its optimum is dual feasible with a
+    lower dual objective and becomes the next centre (rho then smaller, see
+    :data:`PROXIMAL_STEPS`), from which the active set on the dual itself is tried
+    again (the proximal point method, Rockafellar 1976; the proximal term keeps the
+    near-null directions where the centre has them).
 
     Parameters
     ----------
@@ -274,71 +324,150 @@ def polish_step(problem, alpha, phi, gamma, G, intercepts, kernel_rows=None):
         Kernel rows kept from earlier polishing steps of the same problem (the SMO
         solver passes one per fit); default a new :class:`KernelRows`, kept over the
         rounds of this step.
+    max_rounds : float, optional
+        No proximal step starts after this many rounds (face optima) in all; default no
+        limit.  The SMO solver passes the rounds its work since the last polishing step
+        pays for.
 
     Returns
     -------
     (PolishStep, dict or None)
-        What was done, and the candidate ``{"alpha", "phi", "gamma", "G"}``: the dual
-        feasible face optimum of lowest dual objective met (new arrays), None when no
-        face optimum was feasible.  ``PolishStep.descent`` says whether it lowers the
-        dual objective, ``PolishStep.converged`` whether it satisfies every KKT
-        condition (it is then the optimum of the whole dual).
+        What was done, and the candidate ``{"alpha", "phi", "gamma", "G"}``: the optimum
+        of the dual when an active set converged, else the dual feasible point of lowest
+        dual objective met (a face optimum inside the box or a proximal point; new
+        arrays), None when there was none.  ``PolishStep.descent`` says whether it
+        lowers the dual objective, ``PolishStep.converged`` whether it satisfies every
+        KKT condition (it is then the optimum of the whole dual).
     """
     clock = time.perf_counter()
-    Y, U = problem.signs, problem.upper_bounds
     kernel_rows = KernelRows(problem.gram) if kernel_rows is None else kernel_rows
-    free = _interior_masks(U, alpha, phi, gamma)
-    point = {"alpha": alpha.copy(), "phi": phi.copy(), "gamma": gamma.copy()}
-    base_omega = dual_expansion(Y, alpha, phi)
-    base_value = _dual_value(base_omega, G, alpha)
-    best, best_value = None, np.inf
-    slack = BOUND_SLACK * max(1.0, float(np.max(U, initial=1.0)))
-    b, stats = np.asarray(intercepts, dtype=float), {"size": 0, "rows": 0, "residual": np.nan}
-    dropped = released = rounds = 0
-    converged, last_changes = False, np.inf
-    while rounds < ACTIVE_SET_ROUNDS:
+    point = {"alpha": alpha.copy(), "phi": phi.copy(), "gamma": gamma.copy(), "G": G}
+    base_value = _dual_value(dual_expansion(problem.signs, alpha, phi), G, alpha)
+    runs = [_active_set(problem, point, np.asarray(intercepts, dtype=float), kernel_rows)]
+    centre, rho, failures = point, PROXIMAL_FIRST, 0
+    for _ in range(PROXIMAL_STEPS):
+        if runs[-1].converged or failures == PROXIMAL_FAILURES or (
+                max_rounds is not None and sum(run.rounds for run in runs) >= max_rounds):
+            break
+        runs.append(_active_set(problem, centre, runs[-1].intercepts, kernel_rows, rho))
+        if not runs[-1].converged:
+            # a proximal term too weak for this centre: a stronger one, same centre
+            failures, rho = failures + 1, min(PROXIMAL_FIRST, rho * PROXIMAL_FACTOR)
+            continue
+        failures, centre, rho = 0, runs[-1].best, rho / PROXIMAL_FACTOR
+        runs.append(_active_set(problem, centre, runs[-1].intercepts, kernel_rows))
+    # the optimum when the last active set (on the dual) converged, else the lowest point
+    converged = runs[-1].converged and not runs[-1].proximal
+    best = runs[-1] if converged else min((run for run in runs if run.best is not None),
+                                          default=None, key=lambda run: run.best_value)
+    first = runs[0]
+    return PolishStep(first.size, first.rows, bool(best is not None and best.best_value
+                                                    <= base_value),
+                      sum(r.fixed for r in runs), sum(r.rounds for r in runs),
+                      float(runs[-1].residual), time.perf_counter() - clock,
+                      released=sum(r.released for r in runs),
+                      converged=bool(converged),
+                      changes=tuple(c for r in runs for c in r.changes),
+                      proximal=sum(r.proximal for r in runs)), \
+        None if best is None else best.best
+
+
+@dataclass
+class _ActiveSetRun:
+    """What one primal-dual active set did (:func:`_active_set`)."""
+
+    proximal: bool
+    intercepts: np.ndarray
+    best: dict = None
+    best_value: float = np.inf
+    size: int = 0
+    rows: int = 0
+    rounds: int = 0
+    fixed: int = 0
+    released: int = 0
+    residual: float = np.nan
+    converged: bool = False
+    changes: list = field(default_factory=list)
+
+
+def _active_set(problem, start, intercepts, kernel_rows, proximal=0.0):
+    """Primal-dual active set (Hintermueller, Ito & Kunisch 2002) from the dual feasible
+    point ``start`` ({"alpha", "phi", "gamma", "G"}), on the dual or, with ``proximal``
+    rho > 0, on the dual plus rho/2 ||v - v_start||^2 (rho times the largest K_ii of the
+    face).
+
+    After each face optimum, free variables past a bound are fixed at it and bounded
+    variables whose KKT condition (of the dual itself) fails are released; it ends when
+    nothing changes (``converged``), when the changes stop shrinking (by
+    :data:`SETTLING`, unless at most :data:`FEW_CHANGES`; for the proximal problem, whose
+    rounds shrink unevenly, after :data:`PROXIMAL_PATIENCE` rounds without fewer changes
+    than the fewest so far), or after :data:`ACTIVE_SET_ROUNDS` rounds.  ``best``
+    is the face optimum inside the box of lowest objective (of the proximal problem
+    when ``proximal``: the converged one), with its G.
+    """
+    Y, U, G = problem.signs, problem.upper_bounds, start["G"]
+    free = list(_interior_masks(U, start["alpha"], start["phi"], start["gamma"]))
+    point = {k: start[k].copy() for k in ("alpha", "phi", "gamma")}
+    base_omega = dual_expansion(Y, point["alpha"], point["phi"])
+    scale = max(1.0, float(np.max(U, initial=1.0)))
+    slack = BOUND_SLACK * scale
+    run = _ActiveSetRun(proximal=proximal > 0, intercepts=intercepts)
+    b, last_changes, fewest, since_fewest = intercepts, np.inf, np.inf, 0
+    while run.rounds < ACTIVE_SET_ROUNDS:
         face = _Face(Y, U, *free)
         if face.size == 0 or face.size > MAX_FACE_SIZE:
             break
-        rounds += 1
+        run.rounds += 1
         try:
-            v, b, residual = _face_optimum(problem, face, point, G, base_omega, b,
-                                           kernel_rows)
+            v, b, run.residual = _face_optimum(problem, face, point, G, base_omega, b,
+                                               kernel_rows, proximal, start)
         except np.linalg.LinAlgError:
             # a singular Schur complement: e.g. a face whose only variable in two equality
             # rows is one tied-intercept gamma (A (H + delta I)^-1 A' = (1/delta) [1 -1; -1 1]
             # to machine precision); no polished point from this face, SMO goes on
             break
-        stats = stats if stats["size"] else {"size": face.size, "rows": int(face.rows.size)}
-        stats["residual"] = residual
+        if not run.size:
+            run.size, run.rows = face.size, int(face.rows.size)
         face.assign(v, point["alpha"], point["phi"], point["gamma"])
         omega = dual_expansion(Y, point["alpha"], point["phi"])
         G_new = G + kernel_rows.product(*_changed_rows(omega, base_omega))
-        # primal-dual active set update: free variables past a bound are fixed at it,
-        # bounded variables whose KKT condition fails are released
         below, above = v < face.lower - slack, v > face.upper + slack
         v = np.clip(v, face.lower, face.upper)
         face.assign(v, point["alpha"], point["phi"], point["gamma"])
-        if not (below.any() or above.any()):
+        # dual feasible: inside the box, and the equality rows hold (a face with no free
+        # variable in a row whose fixed part is not zero cannot meet it; its least-squares
+        # optimum has a lower dual value and must not be the candidate)
+        feasible = not (below.any() or above.any()) and np.max(np.abs(_equality_values(
+            Y, point["alpha"], point["gamma"])), initial=0.0) <= EQUALITY_TOL * scale
+        if feasible:
             value = _dual_value(omega, G_new, point["alpha"])
-            if value < best_value:
-                best, best_value = {**{k: x.copy() for k, x in point.items()}, "G": G_new}, value
+            if value < run.best_value or proximal:
+                run.best = {**{k: x.copy() for k, x in point.items()}, "G": G_new}
+                run.best_value, run.intercepts = value, b
         fix = face.unmask(below | above, free)
         release = _violated_kkt(Y, U, point, G_new, b, free)
         changes = fix + int(sum(int(r.sum()) for r in release))
-        dropped, released = dropped + fix, released + changes - fix
+        run.fixed, run.released = run.fixed + fix, run.released + changes - fix
+        run.changes.append(changes)
         if changes == 0:
-            converged = True
+            # the optimum when feasible: it is the candidate, whatever an earlier round gave
+            run.converged = feasible
+            if feasible:
+                run.best = {**{k: x.copy() for k, x in point.items()}, "G": G_new}
+                run.best_value, run.intercepts = value, b
             break
-        if changes > SETTLING * last_changes and changes > FEW_CHANGES:
+        if changes < fewest:
+            fewest, since_fewest = changes, 0
+        since_fewest += 1
+        if changes > FEW_CHANGES and (since_fewest > PROXIMAL_PATIENCE if proximal
+                                      else changes > SETTLING * last_changes):
             break  # the active set is not settling: the guess was too far off
         last_changes = changes
         for mask, more in zip(free, release, strict=True):
             mask |= more
-    descent = best_value <= base_value
-    return PolishStep(stats["size"], stats.get("rows", 0), bool(descent), dropped, rounds,
-                      float(stats["residual"]), time.perf_counter() - clock,
-                      released=released, converged=converged), best
+    if not run.converged and proximal:
+        run.best, run.best_value = None, np.inf
+    return run
 
 
 def face_size(problem, alpha, phi, gamma):
@@ -359,14 +488,18 @@ def _interior_masks(U, alpha, phi, gamma):
     return (alpha > 0.0) & (alpha < U), phi > 0.0, gamma > 0.0
 
 
-def _face_optimum(problem, face, point, G, base_omega, intercepts, kernel_rows):
+def _face_optimum(problem, face, point, G, base_omega, intercepts, kernel_rows,
+                  proximal=0.0, centre=None):
     """(v, b, residual): the face's KKT system with the other variables fixed at ``point``.
 
     G_fixed = K Omega_fixed on the rows S of the face comes from the G of the base
     point: G_S - K[S, R] (Omega_base - Omega_fixed)_R over the rows R where they differ
     (K[S, R] and K_SS from ``kernel_rows``).
     H is block tridiagonal in the face's boundary blocks (:meth:`_Face.blocks`): it is
-    factorised block by block and multiplied through K_SS, never formed.
+    factorised block by block and multiplied through K_SS, never formed.  With
+    ``proximal`` rho > 0 the objective has rho max(K_ii) / 2 ||v - v_centre||^2 more
+    (v_centre the face's variables at ``centre``): H + rho I, and rho v_centre on the
+    right side.
     """
     Y = problem.signs
     fixed = {k: x.copy() for k, x in point.items()}
@@ -377,10 +510,14 @@ def _face_optimum(problem, face, point, G, base_omega, intercepts, kernel_rows):
     K_SS, A = kernel_rows.block(face.rows, face.rows), face.equality_rows(Y)
     c = face.transpose_omega(G_fixed)
     c[:face.alpha_index[0].size] -= 1.0
-    # H v + A'b = -c,  A v = -(the fixed part of the equality rows)
+    rho = proximal * max(float(np.max(np.diag(K_SS), initial=0.0)), 0.0)
+    if rho:
+        c -= rho * face.values(centre["alpha"], centre["phi"], centre["gamma"])
+    # (H + rho I) v + A'b = -c,  A v = -(the fixed part of the equality rows)
     rhs = np.r_[-c, -_equality_values(Y, fixed["alpha"], fixed["gamma"])]
-    kkt = RegularisedKKT(face.block_factor(K_SS), A)
+    kkt = RegularisedKKT(face.block_factor(K_SS, rho) if rho else face.block_factor(K_SS), A)
     x, residual = _refine(lambda x: np.r_[face.hessian_product(K_SS, x[:face.size])
+                                          + rho * x[:face.size]
                                           + A.T @ x[face.size:], A @ x[:face.size]],
                           kkt.solve, rhs, np.r_[start, intercepts])
     return x[:face.size], x[face.size:], residual

@@ -36,9 +36,12 @@ solve:
 * **Polishing** (the default).  The loop starts at a pair tolerance of 1e-2, divides
   it by sqrt(10), and after each tolerance tries
   :func:`~nordicstats.solvers.polish.polish_step`: the exact optimum of the face the
-  SMO point is on, found by a primal-dual active set.  Its candidate is taken when it
-  is the dual's optimum (every KKT condition holds) or meets the certificate's
-  tolerances, and the loop stops there.  A polishing step is tried only when the SMO
+  SMO point is on, found by a primal-dual active set, with proximal-point steps when
+  that does not settle (heavy class overlap).  Its candidate is taken when it is the
+  dual's optimum (every KKT condition holds) or meets the certificate's tolerances,
+  and the loop stops there; a proximal point that lowers the dual objective is taken
+  too, and the loop goes on from it (overlap, n = 5,000, K = 5, C = 16: 401,924 SMO
+  steps instead of 2,658,031).  A polishing step is tried only when the SMO
   work since the last one (steps x n) reaches its expected cost (3 rounds x
   ``ROUND_COST |face|^2``), so polishing at most about doubles the time where it does not pay;
   the last phase waits for a pair tolerance of 1e-5, also when the gap is met first.
@@ -134,7 +137,9 @@ def solve_smo(problem, start="zero", warm_start=None, cache_mb=None,
         ``solver="smo"``; ``info`` holds the steps, the last tolerance, the cache's
         hits and misses and its memory, the polishing steps taken, and the kernel rows
         the polishing computed (``polish_kernel_rows``, kept between its rounds and steps
-        by :class:`~nordicstats.solvers.polish.KernelRows`).
+        by :class:`~nordicstats.solvers.polish.KernelRows`), and ``tiers``: the pair
+        tolerance, the noncrossing tolerance, the SMO steps and the size of the interior
+        face after each run of the loop.
     """
     _check(problem, start, cache_mb, max_iter, shrinking)
     clock = time.perf_counter()
@@ -154,6 +159,7 @@ def solve_smo(problem, start="zero", warm_start=None, cache_mb=None,
     shrinking = n >= SHRINKING_MIN_ROWS if shrinking is None else bool(shrinking)
     tol, steps, status, last_phase = POLISH_FIRST_TOL if polish else FIRST_TOL, 0, "optimal", False
     polishes, steps_since_polish, kernel_rows = [], 0, KernelRows(problem.gram)
+    tiers = []  # (pair tolerance, phi tolerance, SMO steps, face size) of each loop run
     while True:
         # noncrossing residuals: as loose as the pairs until the gap is reached, then
         # to half of the certificate's violation tolerance (a last short phase)
@@ -161,13 +167,17 @@ def solve_smo(problem, start="zero", warm_start=None, cache_mb=None,
         it, code, violation = smo_loop(Y, U, alpha, phi, gamma, G, diag, chain, chain, tol,
                                        tol_phi, budget - steps, shrinking, *cache.arrays())
         steps += it
+        tiers.append((tol, tol_phi, int(it), face_size(problem, alpha.T, phi.T, gamma)))
         if code != 0:
             status = "iteration_limit"
             break
         steps_since_polish += it
-        if polish and len(polishes) < MAX_POLISH_ROUNDS and steps_since_polish * n >= (
-                _polish_work(problem, alpha, phi, gamma)):
-            polishes.append(_polish(problem, alpha, phi, gamma, G, kernel_rows))
+        work = _polish_work(problem, alpha, phi, gamma) if polish else np.inf
+        if polish and len(polishes) < MAX_POLISH_ROUNDS and steps_since_polish * n >= work:
+            # the rounds the SMO work since the last polishing step pays for: the proximal
+            # steps stop there (the SMO loop goes on from the last proximal point)
+            rounds = EXPECTED_ROUNDS * steps_since_polish * n / work if work else None
+            polishes.append(_polish(problem, alpha, phi, gamma, G, kernel_rows, rounds))
             steps_since_polish = 0
             if _meets_certificate(problem, alpha.T, phi.T, G.T):
                 break
@@ -203,7 +213,7 @@ def solve_smo(problem, start="zero", warm_start=None, cache_mb=None,
               "shrinking": {"dropped": shrunk, "reconstructions": rebuilt},
               "active_noncrossing": int(np.sum(phi > 0)) + int(np.sum(gamma > 0)),
               "polish": [dataclasses.asdict(step) for step in polishes],
-              "polish_kernel_rows": kernel_rows.computed})
+              "polish_kernel_rows": kernel_rows.computed, "tiers": tiers})
 
 
 def default_cache_mb(n, cap_mb=CACHE_CAP_MB):
@@ -266,14 +276,17 @@ def _row_cache(gram, cache_mb):
     return RowCache(None, gram, "precomputed")
 
 
-def _polish(problem, alpha, phi, gamma, G, kernel_rows):
+def _polish(problem, alpha, phi, gamma, G, kernel_rows, max_rounds=None):
     """One polishing step on the boundary-major arrays, taken (in place) when its
-    candidate lowers the dual objective or meets the certificate's tolerances; the
-    kernel rows of its faces are kept in ``kernel_rows`` for the next steps."""
+    candidate is the optimum, meets the certificate's tolerances, or is a proximal point
+    that lowers the dual objective (the SMO loop goes on from there); the kernel rows of
+    its faces are kept in ``kernel_rows`` for the next steps."""
     step, candidate = polish_step(problem, alpha.T, phi.T, gamma, G.T,
-                                  intercepts_by_pooling(problem, G.T), kernel_rows)
-    if candidate is None or not ((step.descent and step.converged) or _meets_certificate(
-            problem, candidate["alpha"], candidate["phi"], candidate["G"])):
+                                  intercepts_by_pooling(problem, G.T), kernel_rows,
+                                  max_rounds=max_rounds)
+    if candidate is None or not ((step.descent and (step.converged or step.proximal))
+                                 or _meets_certificate(problem, candidate["alpha"],
+                                                       candidate["phi"], candidate["G"])):
         return step
     for name, target in (("alpha", alpha.T), ("phi", phi.T), ("gamma", gamma), ("G", G.T)):
         target[...] = candidate[name]

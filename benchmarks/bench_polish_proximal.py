@@ -1,0 +1,80 @@
+"""NORDIC-1's polishing with and without the proximal-point steps, in one process.
+
+For each design (:func:`bench_scale.make_design`), n, K and C the SMO solver fits NORDIC-1
+as the model would (the dense Gram matrix up to ``DENSE_GRAM_MAX_ROWS`` rows, rows on
+demand above) twice, one after the other: without the proximal steps (``polish.PROXIMAL_STEPS``
+= 0, the polishing before them) and with them.  Printed per fit: the SMO steps of both
+(load-free), the polishing steps tried / taken and the proximal active sets, the CPU
+seconds of both fits and their ratio, the relative gaps, and the relative difference of
+the two optimal objectives.  CPU time of this process: the machine is shared.
+
+Run ``python benchmarks/bench_polish_proximal.py --n 1000 --designs overlap --K 5 7``; the
+output is kept in ``benchmarks/results/polish_proximal.txt``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+
+from bench_scale import C_GRID, GAMMA, make_design
+
+from nordicstats.data import binary_signs
+from nordicstats.kernels import KernelMatrix, make_kernel
+from nordicstats.solvers import polish, smo
+from nordicstats.solvers.choice import DENSE_GRAM_MAX_ROWS
+from nordicstats.solvers.problem import NordicProblem
+
+
+def make_problem(design, n, K, C, seed=0):
+    """The NORDIC-1 problem of a design, with the Gram matrix the model would pass."""
+    X, y = make_design(design, n, K, seed)
+    kernel = make_kernel("rbf", gamma=GAMMA)
+    gram = kernel(X, X) if n <= DENSE_GRAM_MAX_ROWS else KernelMatrix(kernel, X)
+    return NordicProblem(gram=gram, signs=binary_signs(y, K), C=C, method="nordic1")
+
+
+def fit(problem, proximal_steps):
+    """(CPU seconds, SolverResult) with ``polish.PROXIMAL_STEPS`` set."""
+    default = polish.PROXIMAL_STEPS
+    polish.PROXIMAL_STEPS = proximal_steps
+    try:
+        start = time.process_time()
+        result = smo.solve_smo(problem)
+        return time.process_time() - start, result
+    finally:
+        polish.PROXIMAL_STEPS = default
+
+
+def summary(result):
+    steps = result.info["polish"]
+    return (f"{result.iterations:>9,} steps, polish {len(steps)}/"
+            f"{sum(s['accepted'] for s in steps)} ({sum(s['proximal'] for s in steps)} prox)")
+
+
+def compare(design, n, K, C):
+    problem = make_problem(design, n, K, C)
+    (old_cpu, old), (new_cpu, new) = fit(problem, 0), fit(problem, polish.PROXIMAL_STEPS)
+    difference = abs(new.objective - old.objective) / max(1.0, abs(old.objective))
+    print(f"{design:8s} n = {n:>6,} K = {K} C = 2^{C_GRID.index(C) - 4:+d} | before "
+          f"{summary(old)}, {old_cpu:6.2f} s, gap {old.gap:.0e} | proximal {summary(new)}, "
+          f"{new_cpu:6.2f} s, gap {new.gap:.0e} | CPU before / proximal "
+          f"{old_cpu / new_cpu:5.2f}x | objectives differ {difference:.0e}", flush=True)
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--designs", nargs="+", default=["likert", "rare", "overlap"])
+    parser.add_argument("--n", nargs="+", type=int, default=[1000])
+    parser.add_argument("--K", nargs="+", type=int, default=[5, 7])
+    parser.add_argument("--C", nargs="+", type=float, default=list(C_GRID))
+    args = parser.parse_args()
+    for n in args.n:
+        for design in args.designs:
+            for K in args.K:
+                for C in args.C:
+                    compare(design, n, K, C)
+
+
+if __name__ == "__main__":
+    main()

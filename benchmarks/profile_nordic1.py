@@ -1,0 +1,129 @@
+"""Where kernel NORDIC-1's SMO solver spends its steps under heavy class overlap.
+
+Two views of one fit (a design of :func:`bench_scale.make_design`, rows on demand as the
+model passes them above ``DENSE_GRAM_MAX_ROWS``):
+
+* ``--mode tiers`` (default): the solver as it is.  Printed: the SMO steps of each run
+  of the loop (pair tolerance, noncrossing tolerance, interior face size after it), each
+  polishing step (face, rounds, the variables fixed or released after each round, why
+  it stopped) and the CPU seconds of the SMO loop and of the polishing.
+* ``--mode probe``: the loop at each tolerance of the polished path, stopped every
+  ``--chunk`` steps; at each stop the variables whose interior status (0 < alpha < U,
+  phi > 0, gamma > 0) changed since the last stop are counted and a polishing step is
+  tried as a probe (never taken: the SMO path is the one without probes).  It says how
+  many steps before the tolerance's end the face could have been polished.
+
+Run ``python benchmarks/profile_nordic1.py --design overlap --n 5000 --K 5 --C 16``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+
+import numpy as np
+from bench_scale import GAMMA, make_design
+
+from nordicstats.data import binary_signs
+from nordicstats.kernels import KernelMatrix, make_kernel
+from nordicstats.solvers import polish, smo
+from nordicstats.solvers.decomposition import intercepts_by_pooling
+from nordicstats.solvers.polish import KernelRows, polish_step
+from nordicstats.solvers.problem import NordicProblem
+
+
+class CpuClock:
+    """Wraps a function of module ``owner`` and sums its CPU seconds."""
+
+    def __init__(self, owner, name):
+        self.owner, self.name, self.inner, self.seconds = owner, name, getattr(owner, name), 0.0
+        setattr(owner, name, self)
+
+    def __call__(self, *args, **kwargs):
+        clock = time.process_time()
+        try:
+            return self.inner(*args, **kwargs)
+        finally:
+            self.seconds += time.process_time() - clock
+
+
+def make_problem(design, n, K, C, seed=0):
+    X, y = make_design(design, n, K, seed)
+    return NordicProblem(gram=KernelMatrix(make_kernel("rbf", gamma=GAMMA), X),
+                         signs=binary_signs(y, K), C=C, method="nordic1")
+
+
+def show_tiers(problem):
+    loop, polishing = CpuClock(smo, "smo_loop"), CpuClock(smo, "polish_step")
+    start = time.process_time()
+    res = smo.solve_smo(problem)
+    total = time.process_time() - start
+    print(f"status {res.status}, gap {res.gap:.1e}, {res.iterations:,} steps, CPU {total:.1f} s: "
+          f"SMO loop {loop.seconds:.1f} s, polishing {polishing.seconds:.1f} s")
+    for tol, tol_phi, it, size in res.info["tiers"]:
+        print(f"  tol {tol:.1e} (phi {tol_phi:.1e}): {it:>9,} steps, interior face {size:,}")
+    for step in res.info["polish"]:
+        print(f"  polish: face {step['size']:,}, rounds {step['rounds']}, changes "
+              f"{list(step['changes'])}, converged {step['converged']}, "
+              f"taken {step['accepted']}, {step['seconds']:.2f} s")
+
+
+def interior(U, alpha, phi, gamma):
+    """Masks of the variables strictly inside their bounds (boundary-major arrays)."""
+    return (alpha > 0.0) & (alpha < U), phi > 0.0, gamma > 0.0
+
+
+def probe(problem, chunk):
+    """The polished path's tolerances without polishing, probes every ``chunk`` steps."""
+    n, m = problem.signs.shape
+    Y = np.ascontiguousarray(problem.signs.T, dtype=float)
+    U = np.ascontiguousarray(problem.upper_bounds.T, dtype=float)
+    alpha, phi, gamma = np.zeros((m, n)), np.zeros((m - 1, n)), np.zeros(m - 1)
+    G = np.zeros((m, n))
+    cache = smo._row_cache(problem.gram, smo.default_cache_mb(n))
+    diag, rows = cache.diagonal(), KernelRows(problem.gram)
+    tol, total = smo.POLISH_FIRST_TOL, 0
+    masks = interior(U, alpha, phi, gamma)
+    while tol > 1e-7:
+        while True:
+            it, code, _ = smo.smo_loop(Y, U, alpha, phi, gamma, G, diag, True, True, tol, tol,
+                                       chunk, True, *cache.arrays())
+            total += it
+            new = interior(U, alpha, phi, gamma)
+            moved = sum(int(np.sum(a != b)) for a, b in zip(masks, new))
+            masks = new
+            step, _ = polish_step(problem, alpha.T, phi.T, gamma, G.T,
+                                  intercepts_by_pooling(problem, G.T), rows)
+            print(f"  tol {tol:.1e} step {total:>9,}: face {step.size:,}, moved {moved:,} "
+                  f"since the last stop; probe rounds {step.rounds}, changes "
+                  f"{list(step.changes)}, converged {step.converged}")
+            if code == 0:
+                break
+        tol /= smo.POLISH_TOL_FACTOR
+        if step.converged:
+            break
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--design", default="overlap")
+    parser.add_argument("--n", type=int, default=5000)
+    parser.add_argument("--K", type=int, default=5)
+    parser.add_argument("--C", type=float, default=16.0)
+    parser.add_argument("--mode", choices=("tiers", "probe"), default="tiers")
+    parser.add_argument("--chunk", type=int, default=100_000)
+    parser.add_argument("--rounds", type=int, default=polish.ACTIVE_SET_ROUNDS,
+                        help="active-set rounds of a probe")
+    parser.add_argument("--settling", type=float, default=polish.SETTLING)
+    args = parser.parse_args()
+    polish.ACTIVE_SET_ROUNDS, polish.SETTLING = args.rounds, args.settling
+    problem = make_problem(args.design, args.n, args.K, args.C)
+    print(f"{args.design}, n = {args.n:,}, K = {args.K}, C = {args.C:g}")
+    if args.mode == "tiers":
+        show_tiers(problem)
+    else:
+        probe(problem, args.chunk)
+
+
+if __name__ == "__main__":
+    main()
