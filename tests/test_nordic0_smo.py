@@ -181,13 +181,15 @@ def test_shrinking_on_and_off_reach_clarabel_and_the_active_set_optimum(cache_mb
         assert_matches_references(result, dense_problem, reference, other)
 
 
-@pytest.mark.parametrize("each_round", [False, True])
+@pytest.mark.parametrize("each_round,patience", [(False, 3), (True, 1), (True, 3)])
 def test_shrinking_at_each_round_start_reaches_clarabel_and_the_active_set_optimum(
-        monkeypatch, each_round):
+        monkeypatch, each_round, patience):
     """C = 32, rows from X in eight cache slots: with the shrink at every round's start
-    (and every 100 steps) or only every 100 steps, the optimum of Clarabel's primal and
-    ``active_set``'s, and the same objective either way."""
+    (and every 100 steps) or only every 100 steps, an entry leaving at the first shrink
+    out of every violating pair or the third, the optimum of Clarabel's primal and
+    ``active_set``'s."""
     monkeypatch.setattr("nordicstats.solvers.nordic0_smo.SHRINK_EACH_ROUND", each_round)
+    monkeypatch.setattr("nordicstats.solvers.nordic0_smo.SHRINK_PATIENCE", patience)
     lazy_problem = rbf_problem(240, 5, 1.0, 32.0, seed=46, lazy=True)
     dense_problem = rbf_problem(240, 5, 1.0, 32.0, seed=46)
     result = solve(lazy_problem, solver="nordic0_smo", cache_mb=0.01, shrinking=True)

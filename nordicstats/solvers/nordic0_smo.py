@@ -173,8 +173,9 @@ def solve_nordic0_smo(problem, warm_start=None, cache_mb=None, max_iter=None,
         (:func:`~nordicstats.solvers.nordic0_polish.newton_on_face`) before
         tightening the tolerance.
     shrinking : bool, optional
-        libsvm's shrinking in the compiled loop: entries at a bound that can be in no
-        violating pair leave the scans, rows with no active entry the updates of G;
+        libsvm's shrinking in the compiled loop: entries at a bound that have been in
+        no violating pair at :data:`SHRINK_PATIENCE` consecutive shrinks leave the
+        scans, rows with no active entry the updates of G;
         G is recomputed on them from H and the free rows before the loop may stop, and
         the loop goes on if any violates (the same stopping test).  Default: on from
         :data:`SHRINKING_MIN_ROWS` rows.
