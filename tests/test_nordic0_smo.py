@@ -234,7 +234,7 @@ def _shrink_once(Y, U, alpha, gamma, G, act, nact, is_act, calm, patience):
     for k in range(m):
         _scan_alpha_active(k, act, nact, Y, U, alpha, G, up_val, up_arg, low_val, low_arg)
     return _shrink_patient(True, gamma, Y, U, alpha, G, up_val, low_val, act, nact, is_act,
-                           calm, patience)
+                           calm, patience, np.empty_like(is_act))
 
 
 @pytest.mark.parametrize("seed", [0, 1, 2])
