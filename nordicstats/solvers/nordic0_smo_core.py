@@ -336,8 +336,9 @@ def nordic0_smo_loop(Y, U, alpha, gamma, G, H, diag, KF, JF, LF, S_root, chain, 
     relax_same, relax_cross : float
         Factors (in (0, 2)) of the exact step on one boundary and across boundaries.
     shrinking : bool
-        Every ``shrink_every`` steps, drop the entries that can be in no violating pair
-        from the scans, and the rows left with no entry from the updates of G; before
+        Every ``shrink_every`` steps, drop the entries that have been in no violating
+        pair at ``patience`` consecutive shrinks from the scans, and the rows left with
+        no entry from the updates of G; before
         stopping, G is recomputed on those rows (:func:`_restore`) and the loop goes
         on if any entry violates.
     shrink_first : bool
