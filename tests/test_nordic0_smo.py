@@ -24,8 +24,10 @@ from nordicstats.solvers.nordic0_smo import _Loop, relative_gap, solve_nordic0_s
 from nordicstats.solvers.nordic0_smo_core import (
     _compact_free_rows,
     _shift_gradient,
+    _shrink_patient,
     nordic0_smo_loop,
 )
+from nordicstats.solvers.smo_core import _scan_alpha_active
 
 # The solver stops at half the certificate's relative gap, so the objective is within
 # GAP_TOL of Clarabel's (measured 6e-8 to 3e-7 on these cases).
@@ -112,8 +114,8 @@ def test_running_gradient_is_the_reduced_duals(dtype, g_atol):
     it, _, _ = nordic0_smo_loop(loop.Y, loop.U, alpha, gamma, G, H, loop.diag,
                                 state.K_free_rows.astype(dtype), state.free[:, 0].copy(),
                                 state.free[:, 1].copy(), np.ascontiguousarray(state.S_root),
-                                True, 1e-4, 500, 1.0, 1.5, False, False, 1000,
-                                *loop.cache.arrays())
+                                True, 1e-4, 500, 1.0, 1.5, False, False, 1000, 1,
+                                loop.calm, *loop.cache.arrays())
     assert it > 50
     # from the definitions: H_k = K (y_k alpha_k), delta_F = S^+ (Ka)_F, G_k = K omega_k
     K, Y, m = problem.gram, problem.signs, problem.signs.shape[1]
@@ -149,7 +151,7 @@ def test_gradient_after_a_restore_is_its_definition(shrink_first):
                                    state.K_free_rows.copy(), state.free[:, 0].copy(),
                                    state.free[:, 1].copy(), np.ascontiguousarray(state.S_root),
                                    True, 1e-5, 10 ** 6, 1.0, 1.5, True, shrink_first, 1000,
-                                   *loop.cache.arrays())
+                                   1, loop.calm, *loop.cache.arrays())
     assert code == 0 and it > 1000
     assert counters[6] > 0 and counters[7] > 0  # entries dropped, then restored
     K, Y = problem.gram, problem.signs
@@ -179,19 +181,106 @@ def test_shrinking_on_and_off_reach_clarabel_and_the_active_set_optimum(cache_mb
         assert_matches_references(result, dense_problem, reference, other)
 
 
-@pytest.mark.parametrize("each_round", [False, True])
+@pytest.mark.parametrize("each_round,patience", [(False, 3), (True, 1), (True, 3)])
 def test_shrinking_at_each_round_start_reaches_clarabel_and_the_active_set_optimum(
-        monkeypatch, each_round):
+        monkeypatch, each_round, patience):
     """C = 32, rows from X in eight cache slots: with the shrink at every round's start
-    (and every 100 steps) or only every 100 steps, the optimum of Clarabel's primal and
-    ``active_set``'s, and the same objective either way."""
+    (and every 100 steps) or only every 100 steps, an entry leaving at the first shrink
+    out of every violating pair or the third, the optimum of Clarabel's primal and
+    ``active_set``'s."""
     monkeypatch.setattr("nordicstats.solvers.nordic0_smo.SHRINK_EACH_ROUND", each_round)
+    monkeypatch.setattr("nordicstats.solvers.nordic0_smo.SHRINK_PATIENCE", patience)
     lazy_problem = rbf_problem(240, 5, 1.0, 32.0, seed=46, lazy=True)
     dense_problem = rbf_problem(240, 5, 1.0, 32.0, seed=46)
     result = solve(lazy_problem, solver="nordic0_smo", cache_mb=0.01, shrinking=True)
     assert result.status == "optimal" and result.info["rounds"] > 5
     assert result.info["shrinking"]["dropped"] > 0 and result.certificate.certified
     assert_matches_references(result, dense_problem)
+
+
+def _entries_in_no_violating_pair(Y, U, alpha, gamma, G):
+    """Brute force over all pairs of entries: an entry at a bound (it can only rise or
+    only fall) with no partner forming a pair of violation >= 0 that the gammas allow
+    (a rise on boundary a with a fall on c: a = c, a > c, or a < c with
+    gamma_a..gamma_(c-1) > 0)."""
+    m, n = Y.shape
+    score = Y - G
+    rise = np.where(Y > 0, alpha < U, alpha > 0)
+    fall = np.where(Y > 0, alpha > 0, alpha < U)
+
+    def allowed(a, c):
+        return a >= c or bool(np.all(gamma[a:c] > 0))
+
+    out = np.zeros((m, n), bool)
+    for k in range(m):
+        for i in range(n):
+            if rise[k, i] and fall[k, i]:
+                continue
+            if fall[k, i]:
+                partners = [score[a, j] for a in range(m) if allowed(a, k)
+                            for j in range(n) if rise[a, j]]
+                out[k, i] = not any(v >= score[k, i] for v in partners)
+            else:
+                partners = [score[c, j] for c in range(m) if allowed(k, c)
+                            for j in range(n) if fall[c, j]]
+                out[k, i] = not any(v <= score[k, i] for v in partners)
+    return out
+
+
+def _shrink_once(Y, U, alpha, gamma, G, act, nact, is_act, calm, patience):
+    m = Y.shape[0]
+    up_val, low_val = np.empty(m), np.empty(m)
+    up_arg, low_arg = np.empty(m, np.int64), np.empty(m, np.int64)
+    for k in range(m):
+        _scan_alpha_active(k, act, nact, Y, U, alpha, G, up_val, up_arg, low_val, low_arg)
+    return _shrink_patient(True, gamma, Y, U, alpha, G, up_val, low_val, act, nact, is_act,
+                           calm, patience, np.empty_like(is_act))
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_patient_shrink_drops_what_brute_force_finds_only_after_patience_shrinks(seed):
+    """With every entry active, the entries a shrink may drop are those in no violating
+    pair (all pairs enumerated); with patience 3 they leave at the third consecutive
+    shrink, and an entry that violates in between starts its count again."""
+    rng = np.random.default_rng(seed)
+    m, n = 3, 40
+    Y = rng.choice([-1.0, 1.0], size=(m, n))
+    U = np.full((m, n), 2.0)
+    alpha = rng.choice([0.0, 2.0, 0.7], size=(m, n), p=[0.45, 0.45, 0.1])
+    gamma = np.array([0.0, 0.5]) if seed != 2 else np.array([0.3, 0.0])
+    G = rng.normal(scale=0.3, size=(m, n)) + Y
+    expected = _entries_in_no_violating_pair(Y, U, alpha, gamma, G)
+    assert 0 < expected.sum() < m * n
+
+    def fresh():
+        act = np.tile(np.arange(n), (m, 1))
+        return act, np.full(m, n, np.int64), np.ones((m, n), bool), np.zeros((m, n), np.int32)
+
+    act, nact, is_act, calm = fresh()
+    _shrink_once(Y, U, alpha, gamma, G, act, nact, is_act, calm, 1)
+    np.testing.assert_array_equal(~is_act, expected)
+    for k in range(m):  # the lists hold the active entries in increasing order
+        np.testing.assert_array_equal(act[k, :nact[k]], np.flatnonzero(is_act[k]))
+
+    act, nact, is_act, calm = fresh()
+    for _ in range(2):
+        assert _shrink_once(Y, U, alpha, gamma, G, act, nact, is_act, calm, 3) == 0
+    # one entry that was calm now violates: it stays at the third shrink, the rest leave
+    k, i = np.argwhere(expected)[0]
+    falls = np.where(Y > 0, alpha > 0, alpha < U)[k, i]
+    score = Y - G
+    bumped = G.copy()
+    bumped[k, i] = Y[k, i] - (score.min() - 10.0 if falls else score.max() + 10.0)
+    # (the bump moves the extreme scores, so other entries may take part in a pair too)
+    calm_through = expected & _entries_in_no_violating_pair(Y, U, alpha, gamma, bumped)
+    assert not calm_through[k, i]
+    _shrink_once(Y, U, alpha, gamma, bumped, act, nact, is_act, calm, 3)
+    np.testing.assert_array_equal(~is_act, calm_through)
+    assert calm[k, i] == 0
+    for _ in range(2):  # the counts started again reach 2, then 3
+        assert _shrink_once(Y, U, alpha, gamma, G, act, nact, is_act, calm, 3) == 0
+    _shrink_once(Y, U, alpha, gamma, G, act, nact, is_act, calm, 3)
+    np.testing.assert_array_equal(~is_act, expected)
 
 
 def test_gradient_update_on_compacted_live_rows_is_the_full_one():

@@ -23,7 +23,8 @@ How far each part is solved:
   1.7e-5 to 1e-14 in two such steps at n = 1,000, K = 3, C = 16, heavy overlap).
 * **Shrinking** (``shrinking``, on from :data:`SHRINKING_MIN_ROWS` rows): at the start
   of every round after the first and every :data:`SHRINK_EVERY` steps, entries at a
-  bound that can be in no violating pair leave the scans and rows with no entry left
+  bound that have been in no violating pair at :data:`SHRINK_PATIENCE` consecutive
+  shrinks leave the scans and rows with no entry left
   leave the updates of G (the free increments' part reads their kernel rows compacted
   to the rows left); before the run may stop,
   G is recomputed on those rows from H and the free rows and every entry comes back
@@ -70,7 +71,7 @@ from nordicstats.solvers.smo import FIRST_TOL, SMALLEST_TOL, _row_cache, default
 
 __all__ = ["solve_nordic0_smo", "next_tolerance", "relative_gap", "ORDER_TOL",
            "SMO_MAX_ADD", "CACHE_CAP_MB", "SHRINKING_MIN_ROWS", "SHRINK_EACH_ROUND",
-           "SHRINK_EVERY"]
+           "SHRINK_EVERY", "SHRINK_PATIENCE"]
 
 #: Tolerance of the last free-set updates (increments and ordering multipliers).
 ORDER_TOL = VIOLATION_TOL / 2
@@ -133,6 +134,14 @@ SHRINK_EACH_ROUND = True
 #: CPU time with 100 against 1,000 in one process (same file): 0.74-0.94 on the nine
 #: fits at n = 5,000, C = 16 (likert, rare, overlap; K = 3, 5, 7).
 SHRINK_EVERY = 100
+#: With shrinking, an entry leaves the scans only after it has been out of every
+#: violating pair at this many consecutive shrinks (a count per entry, kept across
+#: rounds and restores, reset when the entry could take part in a pair; 1 is libsvm's
+#: rule).  With 1, ``likert``, n = 20,000, K = 3, C = 16 took 3,836,171 steps: entries
+#: near their bound left at one shrink, went on violating out of the scans, and every
+#: restore found them; with 3, 387,425 steps (docs/notes/scaling.md, "A shrink rule that
+#: does not swing").
+SHRINK_PATIENCE = 3
 
 
 def solve_nordic0_smo(problem, warm_start=None, cache_mb=None, max_iter=None,
@@ -164,8 +173,9 @@ def solve_nordic0_smo(problem, warm_start=None, cache_mb=None, max_iter=None,
         (:func:`~nordicstats.solvers.nordic0_polish.newton_on_face`) before
         tightening the tolerance.
     shrinking : bool, optional
-        libsvm's shrinking in the compiled loop: entries at a bound that can be in no
-        violating pair leave the scans, rows with no active entry the updates of G;
+        libsvm's shrinking in the compiled loop: entries at a bound that have been in
+        no violating pair at :data:`SHRINK_PATIENCE` consecutive shrinks leave the
+        scans, rows with no active entry the updates of G;
         G is recomputed on them from H and the free rows before the loop may stop, and
         the loop goes on if any violates (the same stopping test).  Default: on from
         :data:`SHRINKING_MIN_ROWS` rows.
@@ -229,6 +239,7 @@ class _Loop:
         self.U = np.ascontiguousarray(problem.upper_bounds.T, dtype=float)
         self.diag = self.cache.diagonal()
         self.chain = self.Y.shape[0] > 1
+        self.calm = np.zeros(self.Y.shape, np.int32)
 
     def run(self, state, tol, max_iter, shrink_first=False):
         """SMO steps on the reduced dual of ``state``'s free set; (steps, status code)."""
@@ -241,7 +252,8 @@ class _Loop:
         it, code, _ = nordic0_smo_loop(self.Y, self.U, alpha, gamma, G, H, self.diag, KF, JF,
                                        LF, S_root, self.chain, tol, max(int(max_iter), 0),
                                        RELAX_SAME, RELAX_CROSS, self.shrinking,
-                                       shrink_first, SHRINK_EVERY, *self.cache.arrays())
+                                       shrink_first, SHRINK_EVERY, SHRINK_PATIENCE,
+                                       self.calm, *self.cache.arrays())
         state.alpha, state.Hk, state.gamma = alpha.T.copy(), H.T.copy(), gamma
         state.refresh(full=False)  # delta_F and G from H, exactly
         return int(it), int(code)

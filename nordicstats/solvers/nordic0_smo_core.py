@@ -36,8 +36,9 @@ Kernel rows come from the row cache of :class:`~nordicstats.solvers.smo_core.Row
 
 **Shrinking** (libsvm's, ``shrinking=True``): every ``shrink_every`` steps (and before
 the first with ``shrink_first``) the entries (i, k) whose alpha sits at a bound where it
-can be in no violating pair leave the scans (NORDIC-1's rule,
-:func:`~nordicstats.solvers.smo_core._shrink`); a row all of whose entries left also
+has been in no violating pair at ``patience`` consecutive shrinks leave the scans
+(:func:`_shrink_patient`: libsvm's and NORDIC-1's test, with a count per entry that the
+caller keeps across runs); a row all of whose entries left also
 leaves the updates of G (the free increments' part included, read from a copy of the
 free rows compacted to the rows left, :func:`_compact_free_rows`), while H is still
 updated on every row.  Before the loop may stop, G is recomputed on the rows
@@ -255,12 +256,52 @@ def _restore(H, KF, JF, LF, S_root, G, act, nact, is_act, live):
 
 
 @numba.njit(cache=True)
-def _shrink_entries(chain, gamma, Y, U, alpha, no_phi, G, up_val, low_val, act, nact,
-                    is_act, live, KF, KF_live):
-    """One shrink (:func:`~nordicstats.solvers.smo_core._shrink`), the live rows and the
-    free rows compacted to them; (nlive, free rows to read, entries out of the scans)."""
-    _shrink(chain, False, 0, 0.0, gamma, Y, U, alpha, no_phi, G, up_val, low_val, act, nact,
-            is_act)
+def _shrink_patient(chain, gamma, Y, U, alpha, G, up_val, low_val, act, nact, is_act, calm,
+                    patience, was_act):
+    """Drop from the scans the entries that have been out of every violating pair at
+    ``patience`` consecutive shrinks; returns the entries dropped.
+
+    The test of one shrink is libsvm's and NORDIC-1's
+    (:func:`~nordicstats.solvers.smo_core._shrink`): an alpha that can only fall is out
+    of every violating pair when its score y - G exceeds every score that can rise on a
+    boundary it may pair with, one that can only rise when its score is below every
+    score that can fall.  ``calm[k, i]`` counts the consecutive shrinks at which entry
+    (i, k) passed that test; it is reset whenever the entry could take part in a pair,
+    and an entry whose count is below ``patience`` goes back into the lists
+    (``was_act``: work array of is_act's shape).  ``patience`` = 1 is libsvm's rule.
+    """
+    m, n = Y.shape
+    was_act[:] = is_act
+    _shrink(chain, False, 0, 0.0, gamma, Y, U, alpha, np.zeros((1, 1)), G, up_val, low_val,
+            act, nact, is_act)
+    dropped = 0
+    for k in range(m):
+        kept = 0
+        for i in range(n):
+            if not was_act[k, i]:
+                continue
+            if is_act[k, i]:
+                calm[k, i] = 0
+            else:
+                calm[k, i] = min(calm[k, i] + 1, patience)
+                if calm[k, i] < patience:
+                    is_act[k, i] = True
+            if is_act[k, i]:
+                act[k, kept] = i
+                kept += 1
+            else:
+                dropped += 1
+        nact[k] = kept
+    return dropped
+
+
+@numba.njit(cache=True)
+def _shrink_entries(chain, gamma, Y, U, alpha, G, up_val, low_val, act, nact, is_act, calm,
+                    patience, was_act, live, KF, KF_live):
+    """One shrink (:func:`_shrink_patient`), the live rows and the free rows compacted
+    to them; (nlive, free rows to read, entries out of the scans)."""
+    _shrink_patient(chain, gamma, Y, U, alpha, G, up_val, low_val, act, nact, is_act, calm,
+                    patience, was_act)
     nlive = _sparse_lists(is_act, act, nact, live)
     return (nlive, _compact_free_rows(KF, live, nlive, KF_live),
             Y.shape[0] * Y.shape[1] - nact.sum())
@@ -268,8 +309,8 @@ def _shrink_entries(chain, gamma, Y, U, alpha, no_phi, G, up_val, low_val, act, 
 
 @numba.njit(cache=True)
 def nordic0_smo_loop(Y, U, alpha, gamma, G, H, diag, KF, JF, LF, S_root, chain, tol, max_iter,
-                     relax_same, relax_cross, shrinking, shrink_first, shrink_every, kind, gram,
-                     X, sqnorm, params, rows, slot_of, owner, stamp, counters):
+                     relax_same, relax_cross, shrinking, shrink_first, shrink_every, patience,
+                     calm, kind, gram, X, sqnorm, params, rows, slot_of, owner, stamp, counters):
     """Run SMO steps on the reduced dual in place until no pair violation exceeds tol.
 
     Parameters
@@ -295,8 +336,9 @@ def nordic0_smo_loop(Y, U, alpha, gamma, G, H, diag, KF, JF, LF, S_root, chain, 
     relax_same, relax_cross : float
         Factors (in (0, 2)) of the exact step on one boundary and across boundaries.
     shrinking : bool
-        Every ``shrink_every`` steps, drop the entries that can be in no violating pair
-        from the scans, and the rows left with no entry from the updates of G; before
+        Every ``shrink_every`` steps, drop the entries that have been in no violating
+        pair at ``patience`` consecutive shrinks from the scans, and the rows left with
+        no entry from the updates of G; before
         stopping, G is recomputed on those rows (:func:`_restore`) and the loop goes
         on if any entry violates.
     shrink_first : bool
@@ -305,6 +347,11 @@ def nordic0_smo_loop(Y, U, alpha, gamma, G, H, diag, KF, JF, LF, S_root, chain, 
         not start with every entry active.
     shrink_every : int
         Steps between two shrinks (capped at n).
+    patience : int
+        Consecutive shrinks at which an entry must be out of every violating pair
+        before it leaves the scans (:func:`_shrink_patient`; 1 is libsvm's rule).
+    calm : ndarray of int32 of shape (m, n)
+        The counts of :func:`_shrink_patient`, kept by the caller across rounds.
     kind, gram, X, sqnorm, params, rows, slot_of, owner, stamp, counters
         The kernel-row cache (:meth:`~nordicstats.solvers.smo_core.RowCache.arrays`);
         ``counters[6]`` and ``[7]`` count the entries dropped and the restores.
@@ -328,16 +375,17 @@ def nordic0_smo_loop(Y, U, alpha, gamma, G, H, diag, KF, JF, LF, S_root, chain, 
     for k in range(m):
         act[k] = np.arange(n)
     nact, is_act = np.full(m, n, np.int64), np.ones((m, n), np.bool_)
+    was_act = np.empty((m, n), np.bool_)
     live, nlive = np.arange(n), n
     KF_live, KFL = np.empty_like(KF), KF
-    no_phi = np.zeros((1, 1))
     shrink_every = max(min(n, shrink_every), 1)
     countdown, shrunk = shrink_every, 0
     for k in range(m):
         _scan_alpha_active(k, act, nact, Y, U, alpha, G, up_val, up_arg, low_val, low_arg)
     if shrinking and shrink_first:
-        nlive, KFL, shrunk = _shrink_entries(chain, gamma, Y, U, alpha, no_phi, G, up_val,
-                                             low_val, act, nact, is_act, live, KF, KF_live)
+        nlive, KFL, shrunk = _shrink_entries(chain, gamma, Y, U, alpha, G, up_val, low_val,
+                                             act, nact, is_act, calm, patience, was_act,
+                                             live, KF, KF_live)
         counters[6] += shrunk
         for k in range(m):
             _scan_alpha_active(k, act, nact, Y, U, alpha, G, up_val, up_arg, low_val, low_arg)
@@ -383,9 +431,9 @@ def nordic0_smo_loop(Y, U, alpha, gamma, G, H, diag, KF, JF, LF, S_root, chain, 
             countdown -= 1
             if countdown == 0:
                 countdown = shrink_every
-                nlive, KFL, dropped = _shrink_entries(chain, gamma, Y, U, alpha, no_phi, G,
-                                                      up_val, low_val, act, nact, is_act, live,
-                                                      KF, KF_live)
+                nlive, KFL, dropped = _shrink_entries(chain, gamma, Y, U, alpha, G, up_val,
+                                                      low_val, act, nact, is_act, calm,
+                                                      patience, was_act, live, KF, KF_live)
                 counters[6] += dropped - shrunk
                 shrunk = dropped
         for k in range(m):
