@@ -28,7 +28,11 @@ as a Markdown table.  ``--compare-start`` does the same with the path on the LP 
 with perturbed margins (the default); ``--compare-resolve`` with the branch and bound's
 re-solves by HiGHS alone from the previous basis (``USE_MARGIN_PATH = False``) against
 their path along the switched sign rows' margins (the default), with the branch and
-bound's CPU seconds, re-solves, breakpoints and simplex iterations; ``--design`` picks
+bound's CPU seconds, re-solves, breakpoints and simplex iterations; ``--compare-certify``
+with every path's end basis confirmed by HiGHS (``SELF_CERTIFY = False``) against the
+fresh check that skips HiGHS where it passes (the default,
+:mod:`nordicstats.solvers.l1svm_certificate`), with the path ends certified each way
+and HiGHS's runs; ``--design`` picks
 the data (``overlap``, whose outer boundaries start degenerate).  ``--trace-paths``
 follows each root LP's cost path from 1/32, 1/16 and 1/8 of its costs and counts its
 breakpoints against the points whose status differs between start and end.
@@ -141,10 +145,13 @@ def _default_fit_parts(problem):
 
 #: ``--compare-path``: the root LPs by the dual simplex alone, then along the cost path;
 #: ``--compare-start``: the path on the LP itself (a degenerate start stalls it and the
-#: LP falls back), then on the LP with perturbed margins (the default).
+#: LP falls back), then on the LP with perturbed margins (the default); ``--compare-resolve``:
+#: the re-solves by HiGHS alone, then along the margin path; ``--compare-certify``: every
+#: path's end basis confirmed by HiGHS, then checked afresh without it where it passes.
 COMPARISONS = {"path": (("lp", {"USE_COST_PATH": False}), ("path", {})),
                "start": (("plain", {"PATH_PERTURBATION": 0.0}), ("path", {})),
-               "resolve": (("highs", {"USE_MARGIN_PATH": False}), ("margin", {}))}
+               "resolve": (("highs", {"USE_MARGIN_PATH": False}), ("margin", {})),
+               "certify": (("highs", {"SELF_CERTIFY": False}), ("checked", {}))}
 
 
 def compare_path(n, K, C, seed=0, design="likert", comparison="path"):
@@ -227,6 +234,37 @@ def resolve_table(rows):
             f"{r['highs_default_fit_cpu'] / r['libsvm_cpu']:.0f}x -> "
             f"{r['margin_default_fit_cpu'] / r['libsvm_cpu']:.0f}x | "
             f"{both('default_nodes', '{}')} |")
+    return "\n".join(lines)
+
+
+def certify_table(rows):
+    """Markdown: the ``--compare-certify`` rows (path ends confirmed by HiGHS -> checked
+    afresh, HiGHS skipped where the check passes; CPU seconds, one process per row)."""
+    lines = ["| design | K | C | load | libsvm CPU s | relaxation CPU s | B&B CPU s | path ends "
+             "certified by the check / by HiGHS (root + B&B) | check s | HiGHS runs, root + "
+             "B&B | fit CPU s | CPU ratio to libsvm | nodes | objectives, relative difference |",
+             "|" + "---|" * 14]
+    for r in (r for r in rows if r.get("variants") == ["highs", "checked"]):
+        def both(key, form="{:.2f}", r=r):
+            return f"{form.format(r[f'highs_{key}'])} -> {form.format(r[f'checked_{key}'])}"
+
+        def phases(key, r=r):
+            return f"{r[f'checked_relaxation_{key}']} + {r[f'checked_bnb_{key}']}"
+
+        runs = {name: r[f"{name}_relaxation_runs"] + r[f"{name}_bnb_runs"]
+                for name in ("highs", "checked")}
+        check = r["checked_relaxation_certificate_seconds"] + r["checked_bnb_certificate_seconds"]
+        difference = abs(r["checked_default_objective"] - r["highs_default_objective"]) / \
+            abs(r["highs_default_objective"])
+        lines.append(
+            f"| {r['design']} | {r['K']} | {r['C']:g} | {r['load']:.1f} | "
+            f"{r['libsvm_cpu']:.3f} | {both('default_relaxation_cpu')} | "
+            f"{both('default_after_relaxation_cpu')} | {phases('self_certified')} / "
+            f"{phases('highs_confirmed')} | {check:.3f} | "
+            f"{runs['highs']} -> {runs['checked']} | {both('default_fit_cpu')} | "
+            f"{r['highs_default_fit_cpu'] / r['libsvm_cpu']:.0f}x -> "
+            f"{r['checked_default_fit_cpu'] / r['libsvm_cpu']:.0f}x | "
+            f"{both('default_nodes', '{}')} | {difference:.0e} |")
     return "\n".join(lines)
 
 
@@ -382,6 +420,8 @@ def main():
     parser.add_argument("--compare-resolve", action="store_true",
                         help="the branch and bound's re-solves by HiGHS alone against the "
                              "margin path")
+    parser.add_argument("--compare-certify", action="store_true",
+                        help="every path end confirmed by HiGHS against the fresh check")
     parser.add_argument("--trace-paths", action="store_true",
                         help="each root LP's cost path from several start fractions")
     parser.add_argument("--trace-resolves", action="store_true",
@@ -407,7 +447,8 @@ def main():
             print(resolve_summary(row), flush=True)
         return
     comparison = ("start" if args.compare_start else "path" if args.compare_path else
-                  "resolve" if args.compare_resolve else None)
+                  "resolve" if args.compare_resolve else
+                  "certify" if args.compare_certify else None)
     if comparison:  # load the compiled path once, outside the timings
         compare_path(60, 3, 4.0, comparison=comparison)
     for K in args.K:
@@ -418,7 +459,8 @@ def main():
         print(json.dumps(row), flush=True)
     if comparison:
         stored = [json.loads(line) for line in OUT.read_text().splitlines()]
-        print(resolve_table(stored) if comparison == "resolve" else path_table(stored))
+        table = {"resolve": resolve_table, "certify": certify_table}.get(comparison, path_table)
+        print(table(stored))
 
 
 if __name__ == "__main__":
