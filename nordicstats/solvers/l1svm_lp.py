@@ -60,7 +60,7 @@ rows' margins are followed to their values by parametric pivots
 checked afresh the same way, HiGHS confirming it only when the check fails; a path that
 gives up or meets an infeasible row leaves HiGHS to go on from its own basis.  At
 n = 1,000, C = 2^4 the margin path halves the branch and bound and skipping HiGHS's
-confirming runs takes off another 40% (``docs/notes/scaling.md``).
+confirming runs takes off another 35-40% (``docs/notes/scaling.md``).
 """
 
 from __future__ import annotations
@@ -108,8 +108,9 @@ USE_COST_PATH = True
 PATH_PERTURBATION = 1e-6
 #: A re-solve whose sign rows differ from those of the LP's last optimum (the branch and
 #: bound's children) follows the margins of the switched rows from that optimum
-#: (:func:`~nordicstats.solvers.l1svm_margin_path.follow_margin_path`); HiGHS confirms the end
-#: basis, or goes on from its own basis when the path gives up (``docs/notes/scaling.md``).
+#: (:func:`~nordicstats.solvers.l1svm_margin_path.follow_margin_path`); the end basis is
+#: checked (``SELF_CERTIFY``) or confirmed by HiGHS, which goes on from its own basis when
+#: the path gives up (``docs/notes/scaling.md``).
 USE_MARGIN_PATH = True
 #: A path's end basis whose optimality :func:`~nordicstats.solvers.l1svm_certificate.certify_basis`
 #: checks afresh (every point, sign row and coordinate, 1e-9 relative) is the LP's optimum
@@ -420,8 +421,9 @@ class BoundaryLP:
                     and self._basis_rows != self._active)
 
     def _start_by_margin_path(self):
-        """Follow the switched sign rows' margins from the nearest known optimum and hand
-        the end basis to HiGHS; leave HiGHS's basis if the path gives up.
+        """Follow the switched sign rows' margins from the nearest known optimum, check the
+        end basis (:meth:`_certify`) and hand it to HiGHS; leave HiGHS's basis if the path
+        gives up.
 
         HiGHS's optimal basis is kept (by sign rows) before the LP moves on.  The path
         starts from the kept basis whose rows are nearest the new ones, a row switched
@@ -496,8 +498,9 @@ class BoundaryLP:
             self.add_columns(new)
 
     def _start_by_path(self):
-        """Solve at ``PATH_START_FRACTION`` times the costs, follow the path to them and
-        hand its end basis to HiGHS (kept as the start's basis if the path gave up)."""
+        """Solve at ``PATH_START_FRACTION`` times the costs, follow the path to them, check
+        its end basis (:meth:`_certify`) and hand it to HiGHS (HiGHS keeps the start's
+        basis if the path gave up)."""
         costs = self._costs
         self.set_costs(costs * PATH_START_FRACTION)
         self.lp.setOptionValue("simplex_iteration_limit", PATH_START_ITERATIONS * self.n)
