@@ -290,6 +290,8 @@ def trace_resolves(n, K, C, seed=0, design="likert"):
     re-solve's first HiGHS run (before any row is priced in).  Every pivot of a simplex
     method -- or of a parametric path in the sign row's bound -- changes one basic
     variable, so half the basis distance bounds the pivots of any such route from below.
+    Every path end goes to HiGHS here (``SELF_CERTIFY = False``), so that each re-solve has
+    a HiGHS run to count.
     """
     X, y = make_design(design, n, K, seed)
     gram = make_kernel("rbf", X, gamma=GAMMA)(X, X)
@@ -329,12 +331,14 @@ def trace_resolves(n, K, C, seed=0, design="likert"):
 
     traced.previous, run_iterations, original_run = {}, [], BoundaryLP._run
     BoundaryLP.solve, BoundaryLP._run = traced, counted_run
+    self_certify, l1svm_lp.SELF_CERTIFY = l1svm_lp.SELF_CERTIFY, False
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             res = milp.solve_nordic2_scip(problem, relaxation=path)
     finally:
         BoundaryLP.solve, BoundaryLP._run = original, original_run
+        l1svm_lp.SELF_CERTIFY = self_certify
     row.update(nodes=res.iterations, resolves=resolves)
     return row
 
