@@ -189,3 +189,21 @@ def test_boundary_lp_skips_highs_only_when_certified(monkeypatch):
     assert confirmed.solve(costs)[2] == pytest.approx(reference, rel=RTOL)
     assert confirmed.stats.self_certified == 0 and confirmed.stats.highs_confirmed == 1
     assert confirmed.stats.runs == runs + 1  # HiGHS's confirming run
+
+
+def test_a_path_end_off_the_lp_goes_to_highs(monkeypatch):
+    # margins perturbed by 5e-2 (instead of 1e-6): the path's end basis is optimal for the
+    # perturbed LP, not for the LP itself; the check rejects it and HiGHS pivots on from
+    # it (more simplex iterations than the start's) to the full LP's optimum
+    monkeypatch.setattr(l1svm_lp, "PATH_PERTURBATION", 5e-2)
+    Z, y, u = random_problem(0, n=120)
+    start = BoundaryLP(Z, y)
+    start.solve(8.0 * u * l1svm_lp.PATH_START_FRACTION)  # below PATH_MIN_COST: no path
+    lp = BoundaryLP(Z, y)
+    theta, b, objective = lp.solve(8.0 * u)
+    assert lp.stats.path_fallbacks == 0 and lp.stats.path_steps > 0
+    assert lp.stats.self_certified == 0 and lp.stats.highs_confirmed == 1
+    assert lp.stats.simplex_iterations > start.stats.simplex_iterations
+    reference = full_lp(Z, y, 8.0 * u)
+    assert objective == pytest.approx(reference, rel=RTOL)
+    assert primal_objective(Z, y, 8.0 * u, theta, b) == pytest.approx(reference, rel=RTOL)
