@@ -134,7 +134,8 @@ def certify_basis(Z, y, u, margins, point_status, active, sign, tol=CERTIFICATE_
         return rejected("|E| differs from |A| + 1")
     if np.any(~np.isfinite(u[lower])):
         return rejected("a sign row at an upper bound")
-    G = y[elbow, None] * np.column_stack([np.ones(elbow.size), Z[np.ix_(elbow, active)]])
+    Z_A = Z[:, active]
+    G = y[elbow, None] * np.column_stack([np.ones(elbow.size), Z_A[elbow]])
     try:  # G = M': rows E, columns (b, A)
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", scipy.linalg.LinAlgWarning)  # checked below
@@ -144,7 +145,7 @@ def certify_basis(Z, y, u, margins, point_status, active, sign, tol=CERTIFICATE_
     if np.any(np.diag(factor[0]) == 0.0):
         return rejected("the basis matrix is singular")
     primal = scipy.linalg.lu_solve(factor, r[elbow])
-    fixed = np.concatenate([[y[lower] @ u[lower]], (y[lower] * u[lower]) @ Z[:, active][lower]])
+    fixed = np.concatenate([[y[lower] @ u[lower]], (y[lower] * u[lower]) @ Z_A[lower]])
     mu_E = scipy.linalg.lu_solve(factor, np.concatenate([[0.0], sign]) - fixed, trans=1)
     if not (np.all(np.isfinite(primal)) and np.all(np.isfinite(mu_E))):
         return rejected("the basis matrix is singular")
@@ -152,7 +153,6 @@ def certify_basis(Z, y, u, margins, point_status, active, sign, tol=CERTIFICATE_
 
     checks = []
     in_lp = status != _OFF
-    Z_A = Z[:, active]
     f = Z_A @ theta[active] + b
     size = 1.0 + abs(b) + np.abs(Z_A) @ np.abs(theta[active])
     slack = (y * f - r) / size  # scaled margin residual
