@@ -41,7 +41,7 @@ Run (low priority, one BLAS thread)::
 
     OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 nice python benchmarks/bench_scale.py --quick
     nohup nice python benchmarks/bench_scale.py --methods nordic2 --n 1000 \
-        --rows nordic2_bb.jsonl &
+        --rows nordic2_conf.jsonl &
     python benchmarks/bench_scale.py --figures
 """
 
@@ -72,13 +72,14 @@ GAMMA = 0.2
 C_GRID = tuple(2.0**e for e in range(-4, 5))
 KERNEL_METHODS = ("nordic1", "nordic0", "nordic2")
 KEY = ("part", "design", "method", "n", "K", "C", "seed")
-NORDIC2_ROWS = "nordic2_bb.jsonl"  # NORDIC-2, the branch and bound's re-solves by the margin path
+NORDIC2_ROWS = "nordic2_conf.jsonl"  # NORDIC-2, the paths' end bases certified without HiGHS
 # kernel rows by solver version, oldest first: kernel.jsonl (the first SMO solver,
 # NORDIC-0 by active_set, NORDIC-2 by primal LPs), kernel_nordic0_smo.jsonl (NORDIC-0
 # by SMO), nordic2_dual_lp.jsonl (NORDIC-2's dual cutting-plane LPs), nordic2_tail.jsonl
 # (NORDIC-2's node bounds from cached LPs), nordic2_path.jsonl (its root LPs by the cost
 # path), nordic2_deg.jsonl (the path with perturbed margins, no stall on degenerate
-# starts), NORDIC2_ROWS (the branch and bound's re-solves along the sign rows' margins),
+# starts), nordic2_bb.jsonl (the branch and bound's re-solves along the sign rows' margins),
+# NORDIC2_ROWS (the paths' end bases checked afresh, HiGHS's confirming run skipped),
 # kernel_polish.jsonl (NORDIC-1 with active-set polishing), kernel_tail.jsonl (NORDIC-1
 # with shrinking and a row cache sized to the problem), kernel_tail3.jsonl (NORDIC-1
 # with the block-tridiagonal polishing), kernel_ovl.jsonl (NORDIC-1 with the proximal
@@ -87,7 +88,8 @@ NORDIC2_ROWS = "nordic2_bb.jsonl"  # NORDIC-2, the branch and bound's re-solves 
 # kernel_nordic0_tail3.jsonl (NORDIC-0 shrinking at each round's start),
 # kernel_nordic0_sched.jsonl (NORDIC-0 with the patient shrink)
 KERNEL_FILES = ("kernel.jsonl", "kernel_nordic0_smo.jsonl", "nordic2_dual_lp.jsonl",
-                "nordic2_tail.jsonl", "nordic2_path.jsonl", "nordic2_deg.jsonl", NORDIC2_ROWS,
+                "nordic2_tail.jsonl", "nordic2_path.jsonl", "nordic2_deg.jsonl",
+                "nordic2_bb.jsonl", NORDIC2_ROWS,
                 "kernel_polish.jsonl", "kernel_tail.jsonl", "kernel_tail3.jsonl",
                 "kernel_ovl.jsonl", "kernel_nordic0_tail.jsonl",
                 "kernel_nordic0_shrink.jsonl", "kernel_nordic0_tail3.jsonl",

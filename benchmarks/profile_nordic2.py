@@ -28,7 +28,11 @@ as a Markdown table.  ``--compare-start`` does the same with the path on the LP 
 with perturbed margins (the default); ``--compare-resolve`` with the branch and bound's
 re-solves by HiGHS alone from the previous basis (``USE_MARGIN_PATH = False``) against
 their path along the switched sign rows' margins (the default), with the branch and
-bound's CPU seconds, re-solves, breakpoints and simplex iterations; ``--design`` picks
+bound's CPU seconds, re-solves, breakpoints and simplex iterations; ``--compare-certify``
+with every path's end basis confirmed by HiGHS (``SELF_CERTIFY = False``) against the
+fresh check that skips HiGHS where it passes (the default,
+:mod:`nordicstats.solvers.l1svm_certificate`), with the path ends certified each way
+and HiGHS's runs; ``--design`` picks
 the data (``overlap``, whose outer boundaries start degenerate).  ``--trace-paths``
 follows each root LP's cost path from 1/32, 1/16 and 1/8 of its costs and counts its
 breakpoints against the points whose status differs between start and end.
@@ -60,6 +64,7 @@ from nordicstats.data import binary_signs  # noqa: E402
 from nordicstats.kernels import make_kernel  # noqa: E402
 from nordicstats.solvers import l1svm_lp, milp  # noqa: E402
 from nordicstats.solvers.l1svm_lp import BoundaryLP, LPStats  # noqa: E402
+from nordicstats.solvers.l1svm_margin_path import follow_margin_path  # noqa: E402
 from nordicstats.solvers.l1svm_path import follow_cost_path  # noqa: E402
 from nordicstats.solvers.problem import NordicProblem, count_crossings  # noqa: E402
 
@@ -141,10 +146,13 @@ def _default_fit_parts(problem):
 
 #: ``--compare-path``: the root LPs by the dual simplex alone, then along the cost path;
 #: ``--compare-start``: the path on the LP itself (a degenerate start stalls it and the
-#: LP falls back), then on the LP with perturbed margins (the default).
+#: LP falls back), then on the LP with perturbed margins (the default); ``--compare-resolve``:
+#: the re-solves by HiGHS alone, then along the margin path; ``--compare-certify``: every
+#: path's end basis confirmed by HiGHS, then checked afresh without it where it passes.
 COMPARISONS = {"path": (("lp", {"USE_COST_PATH": False}), ("path", {})),
                "start": (("plain", {"PATH_PERTURBATION": 0.0}), ("path", {})),
-               "resolve": (("highs", {"USE_MARGIN_PATH": False}), ("margin", {}))}
+               "resolve": (("highs", {"USE_MARGIN_PATH": False}), ("margin", {})),
+               "certify": (("highs", {"SELF_CERTIFY": False}), ("checked", {}))}
 
 
 def compare_path(n, K, C, seed=0, design="likert", comparison="path"):
@@ -230,6 +238,47 @@ def resolve_table(rows):
     return "\n".join(lines)
 
 
+def _load_margin_path():
+    """Run the margin path once on a tiny LP (its docstring's): a fit whose branch and bound
+    has nodes would otherwise load or compile it inside the first timed fit (~10 s after
+    an edit of its module)."""
+    Z = np.array([[0.0], [1.0], [2.0], [3.0], [1.0]])
+    follow_margin_path(Z, np.ascontiguousarray(Z.T), np.array([-1.0, -1.0, 1.0, 1.0, 1.0]),
+                       np.array([10.0] * 4 + [np.inf]), np.array([1.0] * 4 + [0.0]),
+                       np.array([0, 2, 2, 0, 3]), [0], [1.0], [4], [0.0])
+
+
+def certify_table(rows):
+    """Markdown: the ``--compare-certify`` rows (path ends confirmed by HiGHS -> checked
+    afresh, HiGHS skipped where the check passes; CPU seconds, one process per row)."""
+    lines = ["| design | K | C | load | libsvm CPU s | relaxation CPU s | B&B CPU s | path ends "
+             "certified by the check / by HiGHS (root + B&B) | check s | HiGHS runs, root + "
+             "B&B | fit CPU s | CPU ratio to libsvm | nodes | objectives, relative difference |",
+             "|" + "---|" * 14]
+    for r in (r for r in rows if r.get("variants") == ["highs", "checked"]):
+        def both(key, form="{:.2f}", r=r):
+            return f"{form.format(r[f'highs_{key}'])} -> {form.format(r[f'checked_{key}'])}"
+
+        def phases(key, r=r):
+            return f"{r[f'checked_relaxation_{key}']} + {r[f'checked_bnb_{key}']}"
+
+        runs = {name: r[f"{name}_relaxation_runs"] + r[f"{name}_bnb_runs"]
+                for name in ("highs", "checked")}
+        check = r["checked_relaxation_certificate_seconds"] + r["checked_bnb_certificate_seconds"]
+        difference = abs(r["checked_default_objective"] - r["highs_default_objective"]) / \
+            abs(r["highs_default_objective"])
+        lines.append(
+            f"| {r['design']} | {r['K']} | {r['C']:g} | {r['load']:.1f} | "
+            f"{r['libsvm_cpu']:.3f} | {both('default_relaxation_cpu')} | "
+            f"{both('default_after_relaxation_cpu')} | {phases('self_certified')} / "
+            f"{phases('highs_confirmed')} | {check:.3f} | "
+            f"{runs['highs']} -> {runs['checked']} | {both('default_fit_cpu')} | "
+            f"{r['highs_default_fit_cpu'] / r['libsvm_cpu']:.0f}x -> "
+            f"{r['checked_default_fit_cpu'] / r['libsvm_cpu']:.0f}x | "
+            f"{both('default_nodes', '{}')} | {difference:.0e} |")
+    return "\n".join(lines)
+
+
 def trace_resolves(n, K, C, seed=0, design="likert"):
     """One row: every LP re-solve of the default fit's branch and bound, with how far it
     moved from the LP's previous optimum (the same BoundaryLP, last left by another node).
@@ -241,6 +290,8 @@ def trace_resolves(n, K, C, seed=0, design="likert"):
     re-solve's first HiGHS run (before any row is priced in).  Every pivot of a simplex
     method -- or of a parametric path in the sign row's bound -- changes one basic
     variable, so half the basis distance bounds the pivots of any such route from below.
+    Every path end goes to HiGHS here (``SELF_CERTIFY = False``), so that each re-solve has
+    a HiGHS run to count.
     """
     X, y = make_design(design, n, K, seed)
     gram = make_kernel("rbf", X, gamma=GAMMA)(X, X)
@@ -280,12 +331,14 @@ def trace_resolves(n, K, C, seed=0, design="likert"):
 
     traced.previous, run_iterations, original_run = {}, [], BoundaryLP._run
     BoundaryLP.solve, BoundaryLP._run = traced, counted_run
+    self_certify, l1svm_lp.SELF_CERTIFY = l1svm_lp.SELF_CERTIFY, False
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             res = milp.solve_nordic2_scip(problem, relaxation=path)
     finally:
         BoundaryLP.solve, BoundaryLP._run = original, original_run
+        l1svm_lp.SELF_CERTIFY = self_certify
     row.update(nodes=res.iterations, resolves=resolves)
     return row
 
@@ -382,6 +435,8 @@ def main():
     parser.add_argument("--compare-resolve", action="store_true",
                         help="the branch and bound's re-solves by HiGHS alone against the "
                              "margin path")
+    parser.add_argument("--compare-certify", action="store_true",
+                        help="every path end confirmed by HiGHS against the fresh check")
     parser.add_argument("--trace-paths", action="store_true",
                         help="each root LP's cost path from several start fractions")
     parser.add_argument("--trace-resolves", action="store_true",
@@ -407,9 +462,11 @@ def main():
             print(resolve_summary(row), flush=True)
         return
     comparison = ("start" if args.compare_start else "path" if args.compare_path else
-                  "resolve" if args.compare_resolve else None)
-    if comparison:  # load the compiled path once, outside the timings
+                  "resolve" if args.compare_resolve else
+                  "certify" if args.compare_certify else None)
+    if comparison:  # load (or compile) both compiled paths once, outside the timings
         compare_path(60, 3, 4.0, comparison=comparison)
+        _load_margin_path()
     for K in args.K:
         row = compare_path(args.n, K, args.C, design=args.design, comparison=comparison) \
             if comparison else profile(args.n, K, args.C, args.scip_limit, lp_only=args.lp_only)
@@ -418,7 +475,8 @@ def main():
         print(json.dumps(row), flush=True)
     if comparison:
         stored = [json.loads(line) for line in OUT.read_text().splitlines()]
-        print(resolve_table(stored) if comparison == "resolve" else path_table(stored))
+        table = {"resolve": resolve_table, "certify": certify_table}.get(comparison, path_table)
+        print(table(stored))
 
 
 if __name__ == "__main__":

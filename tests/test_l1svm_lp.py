@@ -146,10 +146,14 @@ def test_sign_row_resolves_keep_their_rows_and_reach_the_full_optimum(boundary):
     assert lp.stats.rows_dropped == dropped
 
 
-def test_resolves_along_the_margin_path_confirmed_by_highs(boundary):
+@pytest.mark.parametrize("self_certify", [False, True])
+def test_resolves_along_the_margin_path_confirmed_by_highs(boundary, self_certify,
+                                                           monkeypatch):
     # rows switched on one at a time, then off one at a time (each a re-solve from the
     # last optimum along the rows' margins): every optimum is the full LP's, no path gave
-    # up, and HiGHS accepted every end basis with no simplex iteration
+    # up, and HiGHS accepted every end basis with no simplex iteration -- or the fresh
+    # check certified it and HiGHS did not run
+    monkeypatch.setattr(l1svm_lp, "SELF_CERTIFY", self_certify)
     Z, y = boundary
     costs = np.full(len(y), 10.0)
     lp = BoundaryLP(Z, y)
@@ -164,6 +168,8 @@ def test_resolves_along_the_margin_path_confirmed_by_highs(boundary):
     assert lp.stats.margin_paths == 10 and lp.stats.margin_path_fallbacks == 0
     assert lp.stats.margin_path_steps >= 10
     assert lp.stats.simplex_iterations == iterations
+    assert lp.stats.self_certified + lp.stats.highs_confirmed == 11  # the root's cost path
+    assert lp.stats.self_certified == (11 if self_certify else 0)
 
 
 def test_infeasible_child_and_a_path_that_gives_up(boundary, monkeypatch):

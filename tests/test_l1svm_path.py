@@ -215,12 +215,18 @@ def test_boundary_lp_confirms_the_path_in_highs(monkeypatch):
     Z = make_kernel("rbf", X)(X, X)
     signs = binary_signs(y.cat.codes.to_numpy(), 3)[:, 1]
     costs = np.full(len(signs), 8.0)
+    monkeypatch.setattr(l1svm_lp, "SELF_CERTIFY", False)  # HiGHS confirms every end basis
     with_path = BoundaryLP(Z, signs)
     start = BoundaryLP(Z, signs)
     start.solve(costs * l1svm_lp.PATH_START_FRACTION)
     theta, b, objective = with_path.solve(costs)
     assert with_path.stats.path_steps > 0 and with_path.stats.path_fallbacks == 0
     assert with_path.stats.simplex_iterations == start.stats.simplex_iterations
+    assert with_path.stats.highs_confirmed == 1 and with_path.stats.runs > start.stats.runs
+    monkeypatch.setattr(l1svm_lp, "SELF_CERTIFY", True)  # the check instead: no run
+    checked = BoundaryLP(Z, signs)
+    assert checked.solve(costs)[2] == pytest.approx(objective, rel=RTOL)
+    assert checked.stats.self_certified == 1 and checked.stats.runs == start.stats.runs
     monkeypatch.setattr(l1svm_lp, "USE_COST_PATH", False)
     plain = BoundaryLP(Z, signs)
     assert plain.solve(costs)[2] == pytest.approx(objective, rel=RTOL)

@@ -475,6 +475,35 @@ def test_margin_path_resolves_leave_the_fit_unchanged(many_crossings, monkeypatc
     assert_no_crossings(problem, with_path)
 
 
+def test_self_certified_paths_leave_the_fit_unchanged(many_crossings, monkeypatch):
+    # the paths' end bases certified by the fresh check (HiGHS not run) and confirmed by
+    # HiGHS: the same nodes and certified optimum, SCIP's with all disjunctions
+    problem, scip = many_crossings
+    counts = {}
+    original = l1svm_lp.BoundaryLP.solve
+
+    def counted(lp, costs=None):
+        out = original(lp, costs)
+        counts[id(lp)] = (lp.stats.self_certified, lp.stats.highs_confirmed)
+        return out
+
+    monkeypatch.setattr(l1svm_lp.BoundaryLP, "solve", counted)
+    certified = solve_nordic2_scip(problem)
+    by_check, by_highs = (sum(c[t] for c in counts.values()) for t in (0, 1))
+    counts.clear()
+    monkeypatch.setattr(l1svm_lp, "SELF_CERTIFY", False)
+    confirmed = solve_nordic2_scip(problem)
+    assert sum(c[0] for c in counts.values()) == 0
+    assert sum(c[1] for c in counts.values()) == by_check + by_highs
+    assert certified.status == confirmed.status == "optimal" and certified.gap <= 1e-6
+    assert certified.iterations == confirmed.iterations >= 8
+    assert certified.info["lp_solves"] == confirmed.info["lp_solves"]
+    assert certified.objective == pytest.approx(confirmed.objective, rel=1e-9)
+    assert certified.objective == pytest.approx(scip, rel=RTOL)
+    assert by_check >= 10  # most of the 4 root LPs and 15 re-solves
+    assert_no_crossings(problem, certified)
+
+
 @pytest.mark.parametrize("name", [name for name in BINDING if TINY[name][3] == "l1"])
 def test_strong_branching_matches_brute_force(name, monkeypatch):
     monkeypatch.setattr(milp, "LAZY_CANDIDATES", 4)

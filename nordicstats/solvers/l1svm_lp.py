@@ -41,8 +41,12 @@ infeasible.
 The relaxation's LPs at larger costs (C >= ``PATH_MIN_COST``) are not solved from
 scratch: the LP is solved at 1/16 of its costs (few rows, few iterations), and its
 optimal basis followed along the solution path in the costs to the target by
-parametric pivots (:mod:`nordicstats.solvers.l1svm_path`, compiled); HiGHS is handed
-the end basis and confirms it (no iteration), and pricing checks every row as before.
+parametric pivots (:mod:`nordicstats.solvers.l1svm_path`, compiled).  The end basis is
+checked afresh (:func:`~nordicstats.solvers.l1svm_certificate.certify_basis`: a fresh
+factorisation of the basis matrix, the KKT conditions of the whole LP at 1e-9 relative);
+when the check passes its vertex is the optimum and HiGHS is not run, otherwise HiGHS is
+handed the end basis and confirms it (mostly no iteration) and pricing checks every row
+as before.
 At n = 1,000, C = 2^3-2^4 this halves the root LPs' time (``docs/notes/scaling.md``).
 The path follows the LP with its margins perturbed by ``PATH_PERTURBATION``, so that
 a degenerate start (theta = 0 with a whole class on the margin, the unbalanced outer
@@ -52,10 +56,11 @@ from the start's basis.
 The branch and bound's re-solves (sign rows switched on or off) start the same way:
 from the nearest optimal basis the LP has kept (mostly the node's parent's), the switched
 rows' margins are followed to their values by parametric pivots
-(:func:`~nordicstats.solvers.l1svm_margin_path.follow_margin_path`), and HiGHS confirms the end
-basis, with no simplex iteration in nearly every re-solve; a path that gives up or meets
-an infeasible row leaves HiGHS to go on from its own basis.  At n = 1,000, C = 2^4 this
-halves the branch and bound (``docs/notes/scaling.md``).
+(:func:`~nordicstats.solvers.l1svm_margin_path.follow_margin_path`), and the end basis is
+checked afresh the same way, HiGHS confirming it only when the check fails; a path that
+gives up or meets an infeasible row leaves HiGHS to go on from its own basis.  At
+n = 1,000, C = 2^4 the margin path halves the branch and bound and skipping HiGHS's
+confirming runs takes off another 35-40% (``docs/notes/scaling.md``).
 """
 
 from __future__ import annotations
@@ -66,13 +71,14 @@ from dataclasses import dataclass
 import numpy as np
 
 from nordicstats.exceptions import SolverError
+from nordicstats.solvers.l1svm_certificate import certify_basis
 from nordicstats.solvers.l1svm_margin_path import follow_margin_path
 from nordicstats.solvers.l1svm_path import follow_cost_path
 
 __all__ = ["BoundaryLP", "LPStats", "SignRowPoints", "quiet_highs", "HIGHS_OPTIONS",
            "PRICING_TOL", "COLUMN_BATCH", "DROP_SLACK_ROWS", "RAY_TOL", "PATH_MIN_COST",
            "PATH_START_FRACTION", "USE_COST_PATH", "PATH_PERTURBATION", "USE_MARGIN_PATH",
-           "MARGIN_PATH_MAX_STEPS", "SIGN_ROW_BLOCK"]
+           "MARGIN_PATH_MAX_STEPS", "SIGN_ROW_BLOCK", "SELF_CERTIFY"]
 
 HIGHS_OPTIONS = {"primal_feasibility_tolerance": 1e-9, "dual_feasibility_tolerance": 1e-9}
 #: Row j (theta_j) enters when ``|(Z'v)_j|`` exceeds 1 by more than this (HiGHS's tolerance).
@@ -102,9 +108,14 @@ USE_COST_PATH = True
 PATH_PERTURBATION = 1e-6
 #: A re-solve whose sign rows differ from those of the LP's last optimum (the branch and
 #: bound's children) follows the margins of the switched rows from that optimum
-#: (:func:`~nordicstats.solvers.l1svm_margin_path.follow_margin_path`); HiGHS confirms the end
-#: basis, or goes on from its own basis when the path gives up (``docs/notes/scaling.md``).
+#: (:func:`~nordicstats.solvers.l1svm_margin_path.follow_margin_path`); the end basis is
+#: checked (``SELF_CERTIFY``) or confirmed by HiGHS, which goes on from its own basis when
+#: the path gives up (``docs/notes/scaling.md``).
 USE_MARGIN_PATH = True
+#: A path's end basis whose optimality :func:`~nordicstats.solvers.l1svm_certificate.certify_basis`
+#: checks afresh (every point, sign row and coordinate, 1e-9 relative) is the LP's optimum
+#: without HiGHS's confirming run; a basis that fails the check goes to HiGHS as before.
+SELF_CERTIFY = True
 #: Most breakpoints of a margin path (None: n); it gives up beyond (HiGHS goes on).
 MARGIN_PATH_MAX_STEPS = None
 #: Sign-row entries of the extended Z kept beyond those in use (grown in blocks).
@@ -156,6 +167,12 @@ class LPStats:
         that gave up (HiGHS then went on from the previous optimum's basis).
     margin_path_seconds : float
         Wall-clock seconds in the margin paths (reading the basis included).
+    self_certified, highs_confirmed : int
+        Path ends (cost or margin path) whose optimality the fresh check
+        (:func:`~nordicstats.solvers.l1svm_certificate.certify_basis`) certified, HiGHS
+        not run; and those handed to HiGHS to confirm (the check failed or is off).
+    certificate_seconds : float
+        Wall-clock seconds in those checks.
     """
 
     solves: int = 0
@@ -173,6 +190,9 @@ class LPStats:
     margin_path_steps: int = 0
     margin_path_fallbacks: int = 0
     margin_path_seconds: float = 0.0
+    self_certified: int = 0
+    highs_confirmed: int = 0
+    certificate_seconds: float = 0.0
 
 
 class SignRowPoints:
@@ -280,6 +300,7 @@ class BoundaryLP:
             raise ValueError("sign_row_points must extend the same Z")
         self._points = SignRowPoints(self.Z) if sign_row_points is None else sign_row_points
         self._optimum = None  # (theta, b, objective) until the LP changes
+        self._certified = None  # the path's end optimum when checked without HiGHS
         self._solved_once = False
         self.stats = LPStats()
 
@@ -365,11 +386,15 @@ class BoundaryLP:
         if self._optimum is not None:
             return self._optimum
         self.stats.solves += 1
+        self._certified = None
         if self.follows_cost_path():
             self._start_by_path()
         elif self.follows_margin_path():
             self._start_by_margin_path()
         self._solved_once = True
+        if self._certified is not None:  # HiGHS's confirming run not needed
+            self._basis_rows, self._optimum = self._active, self._certified
+            return self._optimum
         if not self._cutting_planes():
             self._basis_rows = None
             return None
@@ -396,8 +421,9 @@ class BoundaryLP:
                     and self._basis_rows != self._active)
 
     def _start_by_margin_path(self):
-        """Follow the switched sign rows' margins from the nearest known optimum and hand
-        the end basis to HiGHS; leave HiGHS's basis if the path gives up.
+        """Follow the switched sign rows' margins from the nearest known optimum, check the
+        end basis (:meth:`_certify`) and hand it to HiGHS; leave HiGHS's basis if the path
+        gives up.
 
         HiGHS's optimal basis is kept (by sign rows) before the LP moves on.  The path
         starts from the kept basis whose rows are nearest the new ones, a row switched
@@ -438,9 +464,14 @@ class BoundaryLP:
             self.stats.margin_path_fallbacks += 1
         else:
             self.add_columns(end.active)
-            self._set_basis(np.concatenate([end.point_status[:self.n],
-                                            end.point_status[entries]]),
+            self._set_basis(np.concatenate([end.point_status[:n], end.point_status[entries]]),
                             dict(zip(end.active.tolist(), end.sign)))
+            # the LP's rows switched off are not in it (a basic one fails the check: |E|)
+            end_status = end.point_status.copy()
+            end_status[[entry[key] for key in keys if key not in self._active]] = 3
+            self._certify((Z, y, u, margins, end_status),
+                          (np.concatenate([end_status[:n], end_status[entries]]),
+                           end.active, end.sign))
         self.stats.margin_path_seconds += time.perf_counter() - begin
 
     def _cutting_planes(self):
@@ -467,8 +498,9 @@ class BoundaryLP:
             self.add_columns(new)
 
     def _start_by_path(self):
-        """Solve at ``PATH_START_FRACTION`` times the costs, follow the path to them and
-        hand its end basis to HiGHS (kept as the start's basis if the path gave up)."""
+        """Solve at ``PATH_START_FRACTION`` times the costs, follow the path to them, check
+        its end basis (:meth:`_certify`) and hand it to HiGHS (HiGHS keeps the start's
+        basis if the path gave up)."""
         costs = self._costs
         self.set_costs(costs * PATH_START_FRACTION)
         self.lp.setOptionValue("simplex_iteration_limit", PATH_START_ITERATIONS * self.n)
@@ -494,6 +526,29 @@ class BoundaryLP:
             return
         self.add_columns(end.active)
         self._set_basis(end.point_status, dict(zip(end.active.tolist(), end.sign)))
+        on_lp = np.concatenate([end.point_status, np.full(len(self._row_point), 3, np.int8)])
+        self._certify((self.Z, self.y, costs, np.ones(self.n), end.point_status),
+                      (on_lp, end.active, end.sign))
+
+    def _certify(self, lp, basis):
+        """Check the path's end basis afresh (:func:`certify_basis`); when it is optimal,
+        keep its optimum (HiGHS is not run) and its basis for the margin path.
+
+        ``lp`` is (Z, y, u, margins, point status) as the check reads them, ``basis``
+        (point status with the sign rows in HiGHS's column order, A, sigma) as
+        :meth:`basis_sets` gives it."""
+        if not SELF_CERTIFY:
+            self.stats.highs_confirmed += 1
+            return
+        begin = time.perf_counter()
+        out = certify_basis(*lp, basis[1], basis[2])
+        self.stats.certificate_seconds += time.perf_counter() - begin
+        if not out.certified:
+            self.stats.highs_confirmed += 1
+            return
+        self.stats.self_certified += 1
+        self._certified = (out.theta, out.b, out.objective)
+        self._bases[self._active] = basis
 
     def basis_sets(self, on_rows=None):
         """HiGHS's optimal basis as the path's (point status, A, sigma), or None when the

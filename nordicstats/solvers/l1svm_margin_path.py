@@ -16,8 +16,9 @@ exchanged, with its pivots, rank-one updates and perturbed margins.  Switched of
 on the margin has its margin lowered until a pivot takes its multiplier to 0.
 
 At n = 1,000, C = 2^4 a re-solve takes 70-130 such pivots, about as many as HiGHS's dual
-simplex took iterations, at a quarter of their cost; HiGHS then confirms the end basis
-with no iteration (``docs/notes/scaling.md``).
+simplex took iterations, at a quarter of their cost; the end basis is then checked
+afresh (:mod:`nordicstats.solvers.l1svm_certificate`), and confirmed by HiGHS (with no
+iteration) only when that check fails (``docs/notes/scaling.md``).
 """
 
 from __future__ import annotations

@@ -43,8 +43,9 @@ moved an end point across its margin).  It gives up (status other than ``FOLLOWE
 on a run of zero-length steps (ties among degenerate pivots; with the perturbation,
 a point that drifted across its moved margin in the incremental updates of f), an edge
 without a blocking constraint, a pivot near zero or too many pivots; the caller then
-solves the LP by the dual simplex as before.  The end point is
-handed to HiGHS as a basis, which confirms its optimality (``docs/notes/scaling.md``).
+solves the LP by the dual simplex as before.  The end basis is checked afresh on the
+LP itself (:mod:`nordicstats.solvers.l1svm_certificate`) and handed to HiGHS to confirm
+only when that check fails (``docs/notes/scaling.md``).
 
 The branch and bound's re-solves follow the same basis along another parameter, the
 margin of a sign row, with this module's pivots (:mod:`nordicstats.solvers.l1svm_margin_path`).
