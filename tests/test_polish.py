@@ -346,7 +346,7 @@ def test_block_factor_and_dense_factor_give_the_same_path_and_optimum(n, K, C, s
     problem = rbf_problem(n, K, C, seed)
     block = solve_smo(problem)
     monkeypatch.setattr(_Face, "block_factor",
-                        lambda face, K_SS, proximal=0.0: DenseCholesky(
+                        lambda face, K_SS, proximal=0.0, kept=None: DenseCholesky(
                             _cross_hessian(face, face, K_SS) + proximal * np.eye(face.size)))
     dense = solve_smo(problem)
     assert block.status == dense.status == "optimal"
