@@ -25,6 +25,7 @@ from nordicstats.solvers.decomposition import intercepts_by_pooling
 from nordicstats.solvers.polish import (
     BlockTridiagonalCholesky,
     DenseCholesky,
+    HessianBlocks,
     KernelRows,
     RegularisedKKT,
     _cross_hessian,
@@ -539,3 +540,57 @@ def test_a_candidate_keeps_the_equality_rows():
     alpha = res.multipliers["alpha"]
     assert np.max(np.abs(np.sum(problem.signs * alpha, axis=0))) <= 1e-12
     assert res.objective == pytest.approx(solve_primal(problem), rel=OBJ_RTOL)
+
+
+@pytest.mark.parametrize("lazy", [False, True])
+def test_kept_hessian_blocks_equal_the_blocks_computed_afresh(lazy, monkeypatch):
+    # the rounds of a polishing step from a loose SMO point under heavy overlap (the
+    # active set from the point, then proximal ones): every block H_kk, H_k+1,k handed
+    # to the factor equals the one computed from K_SS afresh, bit for bit
+    problem = overlap_problem(*OVERLAP[0])
+    alpha, phi, gamma, G = smo_point(problem, 1.0)
+    if lazy:  # rows on demand, kept by KernelRows
+        problem = dataclasses.replace(problem, gram=KernelMatrix(
+            make_kernel("rbf", gamma=0.2), design(150, 5, 31, noise=3.0)[0]))
+    inner, used = HessianBlocks.blocks, []
+
+    def checked(self, face, K_SS):
+        diagonal, below = inner(self, face, K_SS)
+        fresh_diagonal, fresh_below = inner(HessianBlocks(keep=False), face, K_SS)
+        for kept, fresh in zip(diagonal + below, fresh_diagonal + fresh_below, strict=True):
+            np.testing.assert_array_equal(kept, fresh)
+        used.append(self)
+        return diagonal, below
+
+    monkeypatch.setattr(HessianBlocks, "blocks", checked)
+    step, _ = polish_step(problem, alpha, phi, gamma, G, intercepts_by_pooling(problem, G))
+    assert step.proximal > 0 and step.converged and step.rounds == len(used) >= 5
+    kept = used[-1]
+    # most entries of the later rounds were kept: the reuse happened
+    assert kept.reused > kept.computed
+
+
+@pytest.mark.parametrize("n,K,C,seed", LARGE_C[:2] + OVERLAP)
+def test_kept_hessian_blocks_give_the_same_path_and_the_primal_optimum(n, K, C, seed,
+                                                                       always_polish,
+                                                                       monkeypatch):
+    # tied intercepts and binding noncrossing rows (LARGE_C), heavy overlap with proximal
+    # steps (OVERLAP, first polishing at a pair tolerance of 1): the same numbers, so the
+    # same path and the same point, and the optimum of Clarabel on the primal
+    monkeypatch.setattr(smo, "POLISH_FIRST_TOL", 1.0)
+    problem = (rbf_problem if (n, K, C, seed) in LARGE_C else overlap_problem)(n, K, C, seed)
+    kept = solve_smo(problem)
+    monkeypatch.setattr(polish, "KEEP_HESSIAN_BLOCKS", False)
+    fresh = solve_smo(problem)
+    assert kept.status == fresh.status == "optimal" and kept.gap <= GAP_TOL
+    assert any(step["accepted"] for step in kept.info["polish"])
+    assert kept.iterations == fresh.iterations
+    assert [s["changes"] for s in kept.info["polish"]] == [
+        s["changes"] for s in fresh.info["polish"]]
+    np.testing.assert_array_equal(kept.dual_coef, fresh.dual_coef)
+    np.testing.assert_array_equal(kept.intercept, fresh.intercept)
+    assert kept.objective == pytest.approx(solve_primal(problem), rel=OBJ_RTOL)
+    if (n, K, C, seed) in LARGE_C:
+        G = problem.gram @ kept.dual_coef
+        assert np.ptp(kept.intercept) <= 1e-8
+        assert np.sum(np.abs(G[:, :-1] - G[:, 1:]) <= 1e-8) >= 30
