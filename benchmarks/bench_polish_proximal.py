@@ -6,10 +6,7 @@ demand above) twice, one after the other, without and with the device ``--compar
 
 * ``proximal``: the proximal-point steps (``polish.PROXIMAL_STEPS`` = 0 before);
 * ``hessian``: the blocks of H kept between the rounds of a polishing step
-  (``polish.KEEP_HESSIAN_BLOCKS``; the same numbers bit for bit, so the same path);
-* ``factor``: with the blocks kept, the factor blocks of the leading boundary blocks
-  whose variables did not change taken from the last round (``polish.KEEP_FACTOR_PREFIX``;
-  the same numbers bit for bit).
+  (``polish.KEEP_HESSIAN_BLOCKS``; the same numbers bit for bit, so the same path).
 
 Printed per fit: the SMO steps of both (load-free), the polishing steps tried / taken,
 the proximal active sets and the rounds, the CPU seconds of both fits and of their
@@ -36,8 +33,7 @@ from nordicstats.solvers.problem import NordicProblem
 
 # the device compared: (module constant, value without it, value with it)
 DEVICES = {"proximal": ("PROXIMAL_STEPS", 0, polish.PROXIMAL_STEPS),
-           "hessian": ("KEEP_HESSIAN_BLOCKS", False, True),
-           "factor": ("KEEP_FACTOR_PREFIX", False, True)}
+           "hessian": ("KEEP_HESSIAN_BLOCKS", False, True)}
 
 
 def make_problem(design, n, K, C, seed=0):

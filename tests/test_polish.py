@@ -594,25 +594,3 @@ def test_kept_hessian_blocks_give_the_same_path_and_the_primal_optimum(n, K, C, 
         G = problem.gram @ kept.dual_coef
         assert np.ptp(kept.intercept) <= 1e-8
         assert np.sum(np.abs(G[:, :-1] - G[:, 1:]) <= 1e-8) >= 30
-
-
-def test_factor_blocks_taken_from_the_last_round_equal_the_fresh_ones(monkeypatch):
-    # the leading factor blocks a round takes from the last one (same variables, rho and
-    # delta) equal those factorised afresh, bit for bit, and the solve agrees
-    problem = overlap_problem(*OVERLAP[1])
-    alpha, phi, gamma, G = smo_point(problem, 1.0)
-    inner, taken = BlockTridiagonalCholesky.__init__, []
-
-    def checked(self, blocks, diagonal, below, previous=None, unchanged=0):
-        inner(self, blocks, diagonal, below, previous, unchanged)
-        if self.reused:
-            fresh = BlockTridiagonalCholesky.__new__(BlockTridiagonalCholesky)
-            inner(fresh, blocks, diagonal, below)
-            for mine, theirs in zip(self.chol + self.coupling[1:],
-                                    fresh.chol + fresh.coupling[1:], strict=True):
-                np.testing.assert_array_equal(mine, theirs)
-            taken.append(self.reused)
-
-    monkeypatch.setattr(BlockTridiagonalCholesky, "__init__", checked)
-    step, _ = polish_step(problem, alpha, phi, gamma, G, intercepts_by_pooling(problem, G))
-    assert step.converged and taken

@@ -133,10 +133,6 @@ KEPT_ROWS_MB = 256.0
 # Keep the blocks of H between the rounds of a polishing step (:class:`HessianBlocks`);
 # False computes them afresh in every round (the same numbers, bit for bit)
 KEEP_HESSIAN_BLOCKS = True
-# With the blocks kept, take the factor blocks of the leading boundary blocks whose
-# variables did not change (and the same rho and delta) from the last round's factor
-# (:meth:`_Face.block_factor`; the same numbers, bit for bit)
-KEEP_FACTOR_PREFIX = True
 
 
 @dataclass(frozen=True)
@@ -253,19 +249,11 @@ class HessianBlocks:
         self.kept = {}  # label or (label, label) -> (row keys, column keys, block)
         self.reused = 0  # entries copied from an earlier round
         self.computed = 0  # entries computed from K_SS
-        self.last = []  # (label, keys) of the blocks of the last call
-        self.unchanged = 0  # leading blocks with the same variables as in the last call
-        self.factor = None  # (rho, BlockTridiagonalCholesky) of the last round
 
     def blocks(self, face, K_SS):
         """(diagonal, below): H_kk and H_k+1,k over the face's :meth:`_Face.blocks`, K_SS
         the kernel block over its rows."""
         labelled = face.labelled_blocks()
-        names = [(label, keys) for label, _, keys in labelled]
-        self.unchanged = next((j for j, (new, old) in enumerate(zip(names, self.last))
-                               if new[0] != old[0] or not np.array_equal(new[1], old[1])),
-                              min(len(names), len(self.last))) if self.keep else 0
-        self.last = names
         diagonal = [self._block(face, K_SS, a, a) for a in labelled]
         below = [self._block(face, K_SS, low, up) for up, low in zip(labelled, labelled[1:])]
         return diagonal, below
@@ -375,23 +363,12 @@ class _Face:
         return [(label, block, keys) for label, block, keys in out if block.size]
 
     def block_factor(self, K_SS, proximal=0.0, kept=None):
-        """:class:`BlockTridiagonalCholesky` of H + proximal I + delta I over :meth:`blocks`.
-
-        With ``kept`` (a :class:`HessianBlocks`) the blocks of H come from it, and when
-        :data:`KEEP_FACTOR_PREFIX` the factor of its last round with the same
-        ``proximal`` lends the factor blocks of the leading boundary blocks whose
-        variables did not change (:attr:`HessianBlocks.unchanged`).
-        """
+        """:class:`BlockTridiagonalCholesky` of H + proximal I + delta I over :meth:`blocks`
+        (the blocks of H from ``kept``, a :class:`HessianBlocks`, when given)."""
         kept = HessianBlocks(keep=False) if kept is None else kept
         diagonal, below = kept.blocks(self, K_SS)
         diagonal = [D + proximal * np.eye(D.shape[0]) for D in diagonal]
-        previous = kept.factor[1] if (KEEP_FACTOR_PREFIX and kept.factor is not None
-                                      and kept.factor[0] == proximal) else None
-        kept.factor = None  # until this round's factor exists (its blocks are the last)
-        factor = BlockTridiagonalCholesky(self.blocks(), diagonal, below, previous,
-                                          kept.unchanged if previous else 0)
-        kept.factor = (proximal, factor) if kept.keep else None
-        return factor
+        return BlockTridiagonalCholesky(self.blocks(), diagonal, below)
 
     def equality_rows(self, Y):
         """A (K-1, size): y_ik for alpha_ik in row k; +1, -1 in rows k, k+1 for gamma_k."""
@@ -783,23 +760,13 @@ class BlockTridiagonalCholesky:
         H_kk.
     below : list of ndarray
         H_k+1,k (q - 1 of them).
-    previous : BlockTridiagonalCholesky, optional
-        A factor whose first ``unchanged`` diagonal blocks and the blocks below them
-        between those equal these (``diagonal[:unchanged]``, ``below[:unchanged - 1]``):
-        L_kk and C_k of those are taken from it when its delta is the same (L_kk
-        depends only on M_11, ..., M_kk and the blocks below them).
-    unchanged : int, default=0
     """
 
-    def __init__(self, blocks, diagonal, below, previous=None, unchanged=0):
+    def __init__(self, blocks, diagonal, below):
         self.blocks, self.size = blocks, int(sum(b.size for b in blocks))
         self.delta = _proximal_delta(np.concatenate([np.diag(D) for D in diagonal]))
-        if previous is None or previous.delta != self.delta:
-            unchanged = 0
-        self.chol = previous.chol[:unchanged] if unchanged else []
-        self.coupling = previous.coupling[:unchanged] if unchanged else [None]
-        self.reused = unchanged  # factor blocks taken from ``previous``
-        for k, D in enumerate(diagonal[unchanged:], start=unchanged):
+        self.chol, self.coupling = [], [None]
+        for k, D in enumerate(diagonal):
             D = D + self.delta * np.eye(D.shape[0])
             if k:
                 C = scipy.linalg.solve_triangular(self.chol[-1], below[k - 1].T, lower=True,
