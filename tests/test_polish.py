@@ -416,6 +416,28 @@ def test_kernel_rows_keep_compact_and_fall_back_like_the_dense_matrix():
     assert direct.computed == 0
 
 
+def test_square_and_beside_equal_two_gathers_and_keep_the_same_rows():
+    # K_SS and K[S, R] (R mostly in S): the same numbers, layout and kept rows as K[S, R]
+    # then K_SS gathered by two calls of block; with room for S only the rows of R
+    # outside it are gathered, and a dense Gram matrix is indexed
+    X = design(60, 3, 4)[0]
+    lazy = KernelMatrix(make_kernel("rbf", gamma=0.2), X)
+    S, R = np.arange(5, 45, 2), np.r_[np.arange(5, 25, 2), 50, 55]
+    for capacity in (40, 21, 15):  # every row kept; S, R compacted away; S too large
+        one, two = (KernelRows(lazy, max_mb=8.0 * 60 * capacity / 2 ** 20) for _ in range(2))
+        square, beside = one.square_and_beside(S, R)
+        expected_beside = two.block(S, R)
+        expected_square = two.block(S, S)
+        for mine, theirs in ((square, expected_square), (beside, expected_beside)):
+            np.testing.assert_array_equal(mine, theirs)
+            assert mine.flags.f_contiguous == theirs.flags.f_contiguous
+        np.testing.assert_array_equal(one.owner, two.owner)
+        assert one.computed == two.computed
+    np.testing.assert_array_equal(beside, np.asarray(lazy)[np.ix_(S, R)])
+    dense = KernelRows(np.asarray(lazy))
+    np.testing.assert_array_equal(dense.square_and_beside(S, R)[1], np.asarray(lazy)[np.ix_(S, R)])
+
+
 # heavy class overlap (3 Logistic noise) at large C: tied intercepts, binding noncrossing
 # rows and many free alphas -- the regime of the proximal steps
 OVERLAP = [(150, 5, 16.0, 31), (120, 7, 4.0, 32), (140, 6, 16.0, 33)]

@@ -597,8 +597,8 @@ def _face_optimum(problem, face, point, G, base_omega, intercepts, kernel_rows,
     start = face.values(fixed["alpha"], fixed["phi"], fixed["gamma"])
     face.assign(np.zeros(face.size), fixed["alpha"], fixed["phi"], fixed["gamma"])
     rows, diff = _changed_rows(base_omega, dual_expansion(Y, fixed["alpha"], fixed["phi"]))
-    G_fixed = G[face.rows] - kernel_rows.block(face.rows, rows) @ diff
-    K_SS, A = kernel_rows.block(face.rows, face.rows), face.equality_rows(Y)
+    K_SS, K_SR = kernel_rows.square_and_beside(face.rows, rows)
+    G_fixed, A = G[face.rows] - K_SR @ diff, face.equality_rows(Y)
     c = face.transpose_omega(G_fixed)
     c[:face.alpha_index[0].size] -= 1.0
     rho = proximal * max(float(np.max(np.diag(K_SS), initial=0.0)), 0.0)
@@ -845,6 +845,26 @@ class KernelRows:
         if not self._keep(cols):
             return gram_block(self.gram, rows, cols)
         return self.store[np.ix_(self.position[cols], rows)].T
+
+    def square_and_beside(self, rows, cols):
+        """(K[rows][:, rows], K[rows][:, cols]) for sorted unique ``rows``: a face's K_SS
+        and K[S, R], the latter first (as two calls of :meth:`block`, the same rows kept in
+        the same slots).  When both come from the kept rows, the columns of K[S, R] in S
+        are copied from K_SS (rows of its transpose, contiguous) and only the others
+        gathered: the same numbers in the same layout, 2-3x less gathering when R is
+        about S (the point moved on the face's rows).
+        """
+        rows, cols = np.asarray(rows, dtype=np.int64), np.asarray(cols, dtype=np.int64)
+        if not self._keep(cols) or rows.size > self.capacity:
+            beside = self.block(rows, cols)
+            return self.block(rows, rows), beside
+        where = np.minimum(np.searchsorted(rows, cols), max(rows.size - 1, 0))
+        inside = rows[where] == cols if rows.size else np.zeros(cols.size, dtype=bool)
+        beside = np.empty((cols.size, rows.size))  # its transpose, as the kept rows give it
+        beside[~inside] = self.store[np.ix_(self.position[cols[~inside]], rows)]
+        square = self.block(rows, rows)
+        beside[inside] = square.T[where[inside]]
+        return square, beside.T
 
     def product(self, rows, B):
         """K[:, rows] B for B of shape (len(rows), r)."""
