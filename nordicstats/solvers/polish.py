@@ -271,9 +271,11 @@ class HessianBlocks:
             row_in = np.isin(row_keys, old_rows, assume_unique=True)
             col_in = np.isin(col_keys, old_cols, assume_unique=True)
             H = np.empty((row_keys.size, col_keys.size))
-            H[np.ix_(row_in, col_in)] = old_H[np.ix_(
-                np.searchsorted(old_rows, row_keys[row_in]),
-                np.searchsorted(old_cols, col_keys[col_in]))]
+            # kept rows whole (contiguous rows, then columns; the new columns' entries,
+            # read from column 0, are overwritten below)
+            source = np.where(col_in, np.searchsorted(old_cols, col_keys), 0)
+            H[row_in] = old_H.take(np.searchsorted(old_rows, row_keys[row_in]),
+                                   axis=0).take(source, axis=1)
             H[~row_in] = _cross_hessian(_Subface(face, row_block[~row_in]),
                                         _Subface(face, col_block), K_SS)
             H[np.ix_(row_in, ~col_in)] = _cross_hessian(
