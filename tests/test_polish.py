@@ -569,6 +569,7 @@ def test_kept_hessian_blocks_equal_the_blocks_computed_afresh(lazy, monkeypatch)
     # the rounds of a polishing step from a loose SMO point under heavy overlap (the
     # active set from the point, then proximal ones): every block H_kk, H_k+1,k handed
     # to the factor equals the one computed from K_SS afresh, bit for bit
+    monkeypatch.setattr(polish, "KEPT_BLOCK_MIN", 1)  # every block kept, however small
     problem = overlap_problem(*OVERLAP[0])
     alpha, phi, gamma, G = smo_point(problem, 1.0)
     if lazy:  # rows on demand, kept by KernelRows
@@ -600,6 +601,7 @@ def test_kept_hessian_blocks_give_the_same_path_and_the_primal_optimum(n, K, C, 
     # steps (OVERLAP, first polishing at a pair tolerance of 1): the same numbers, so the
     # same path and the same point, and the optimum of Clarabel on the primal
     monkeypatch.setattr(smo, "POLISH_FIRST_TOL", 1.0)
+    monkeypatch.setattr(polish, "KEPT_BLOCK_MIN", 1)  # every block kept, however small
     problem = (rbf_problem if (n, K, C, seed) in LARGE_C else overlap_problem)(n, K, C, seed)
     kept = solve_smo(problem)
     monkeypatch.setattr(polish, "KEEP_HESSIAN_BLOCKS", False)
