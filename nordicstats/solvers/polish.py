@@ -38,7 +38,9 @@ about 7/3 (K-1) (size / (K-1))^3 flops instead of size^3 / 3) and multiplied thr
 K_SS, never formed.  With rows on demand (a
 :class:`~nordicstats.kernels.KernelMatrix`) the kernel rows of the faces are kept
 between rounds and polishing steps (:class:`KernelRows`): a round computes only the rows
-that were in no face before.
+that were in no face before; the blocks of H of the variables that stay in the face are
+kept between the rounds of a polishing step (:class:`HessianBlocks`), bit for bit those
+computed afresh.
 
 The face is guessed from the SMO point (the variables strictly inside their bounds)
 and corrected by a primal-dual active set (Hintermueller, Ito & Kunisch 2002): after
