@@ -1,15 +1,22 @@
-"""NORDIC-1's polishing with and without the proximal-point steps, in one process.
+"""NORDIC-1's polishing with and without one of its devices, in one process.
 
 For each design (:func:`bench_scale.make_design`), n, K and C the SMO solver fits NORDIC-1
 as the model would (the dense Gram matrix up to ``DENSE_GRAM_MAX_ROWS`` rows, rows on
-demand above) twice, one after the other: without the proximal steps (``polish.PROXIMAL_STEPS``
-= 0, the polishing before them) and with them.  Printed per fit: the SMO steps of both
-(load-free), the polishing steps tried / taken and the proximal active sets, the CPU
-seconds of both fits and their ratio, the relative gaps, and the relative difference of
-the two optimal objectives.  CPU time of this process: the machine is shared.
+demand above) twice, one after the other, without and with the device ``--compare``:
+
+* ``proximal``: the proximal-point steps (``polish.PROXIMAL_STEPS`` = 0 before);
+* ``hessian``: the blocks of H kept between the rounds of a polishing step
+  (``polish.KEEP_HESSIAN_BLOCKS``; the same numbers bit for bit, so the same path).
+
+Printed per fit: the SMO steps of both (load-free), the polishing steps tried / taken,
+the proximal active sets and the rounds, the CPU seconds of both fits and of their
+polishing (summed over ``--repeats`` alternating pairs), their ratios, the relative
+gaps, and the relative difference of the two optimal objectives.  CPU time of this
+process: the machine is shared.
 
 Run ``python benchmarks/bench_polish_proximal.py --n 1000 --designs overlap --K 5 7``; the
-output is kept in ``benchmarks/results/polish_proximal.txt``.
+output is kept in ``benchmarks/results/polish_proximal.txt`` (``--compare proximal``) and
+``benchmarks/results/polish_hessian.txt`` (``--compare hessian``).
 """
 
 from __future__ import annotations
@@ -25,6 +32,10 @@ from nordicstats.solvers import polish, smo
 from nordicstats.solvers.choice import DENSE_GRAM_MAX_ROWS
 from nordicstats.solvers.problem import NordicProblem
 
+# the device compared: (module constant, value without it, value with it)
+DEVICES = {"proximal": ("PROXIMAL_STEPS", 0, polish.PROXIMAL_STEPS),
+           "hessian": ("KEEP_HESSIAN_BLOCKS", False, True)}
+
 
 def make_problem(design, n, K, C, seed=0):
     """The NORDIC-1 problem of a design, with the Gram matrix the model would pass."""
@@ -34,32 +45,50 @@ def make_problem(design, n, K, C, seed=0):
     return NordicProblem(gram=gram, signs=binary_signs(y, K), C=C, method="nordic1")
 
 
-def fit(problem, proximal_steps):
-    """(CPU seconds, SolverResult) with ``polish.PROXIMAL_STEPS`` set."""
-    default = polish.PROXIMAL_STEPS
-    polish.PROXIMAL_STEPS = proximal_steps
+def fit(problem, name, value):
+    """(CPU seconds, polishing CPU seconds, SolverResult) with ``polish.<name>`` = value."""
+    default, inner = getattr(polish, name), smo.polish_step
+    polishing = [0.0]
+
+    def timed(*args, **kwargs):
+        clock = time.process_time()
+        try:
+            return inner(*args, **kwargs)
+        finally:
+            polishing[0] += time.process_time() - clock
+
+    setattr(polish, name, value)
+    smo.polish_step = timed
     try:
         start = time.process_time()
         result = smo.solve_smo(problem)
-        return time.process_time() - start, result
+        return time.process_time() - start, polishing[0], result
     finally:
-        polish.PROXIMAL_STEPS = default
+        setattr(polish, name, default)
+        smo.polish_step = inner
 
 
 def summary(result):
     steps = result.info["polish"]
     return (f"{result.iterations:>9,} steps, polish {len(steps)}/"
-            f"{sum(s['accepted'] for s in steps)} ({sum(s['proximal'] for s in steps)} prox)")
+            f"{sum(s['accepted'] for s in steps)} ({sum(s['proximal'] for s in steps)} prox, "
+            f"{sum(s['rounds'] for s in steps)} rounds)")
 
 
-def compare(design, n, K, C):
+def compare(design, n, K, C, device, repeats=1):
+    name, off, on = DEVICES[device]
     problem = make_problem(design, n, K, C)
-    (old_cpu, old), (new_cpu, new) = fit(problem, 0), fit(problem, polish.PROXIMAL_STEPS)
+    pairs = [(fit(problem, name, off), fit(problem, name, on)) for _ in range(repeats)]
+    old_cpu, old_pol = (sum(pair[0][i] for pair in pairs) for i in (0, 1))
+    new_cpu, new_pol = (sum(pair[1][i] for pair in pairs) for i in (0, 1))
+    old, new = pairs[0][0][2], pairs[0][1][2]
     difference = abs(new.objective - old.objective) / max(1.0, abs(old.objective))
     print(f"{design:8s} n = {n:>6,} K = {K} C = 2^{C_GRID.index(C) - 4:+d} | before "
-          f"{summary(old)}, {old_cpu:6.2f} s, gap {old.gap:.0e} | proximal {summary(new)}, "
-          f"{new_cpu:6.2f} s, gap {new.gap:.0e} | CPU before / proximal "
-          f"{old_cpu / new_cpu:5.2f}x | objectives differ {difference:.0e}", flush=True)
+          f"{summary(old)}, {old_cpu:6.2f} s (polish {old_pol:6.2f} s), gap {old.gap:.0e} | "
+          f"{device} {summary(new)}, {new_cpu:6.2f} s (polish {new_pol:6.2f} s), gap "
+          f"{new.gap:.0e} | CPU before / {device} {old_cpu / new_cpu:5.2f}x, polishing "
+          f"{old_pol / max(new_pol, 1e-9):5.2f}x | objectives differ {difference:.0e}",
+          flush=True)
 
 
 def main():
@@ -68,12 +97,15 @@ def main():
     parser.add_argument("--n", nargs="+", type=int, default=[1000])
     parser.add_argument("--K", nargs="+", type=int, default=[5, 7])
     parser.add_argument("--C", nargs="+", type=float, default=list(C_GRID))
+    parser.add_argument("--compare", choices=sorted(DEVICES), default="proximal")
+    parser.add_argument("--repeats", type=int, default=1,
+                        help="fits without / with, alternating; CPU seconds summed")
     args = parser.parse_args()
     for n in args.n:
         for design in args.designs:
             for K in args.K:
                 for C in args.C:
-                    compare(design, n, K, C)
+                    compare(design, n, K, C, args.compare, args.repeats)
 
 
 if __name__ == "__main__":

@@ -25,6 +25,7 @@ from nordicstats.solvers.decomposition import intercepts_by_pooling
 from nordicstats.solvers.polish import (
     BlockTridiagonalCholesky,
     DenseCholesky,
+    HessianBlocks,
     KernelRows,
     RegularisedKKT,
     _cross_hessian,
@@ -346,7 +347,7 @@ def test_block_factor_and_dense_factor_give_the_same_path_and_optimum(n, K, C, s
     problem = rbf_problem(n, K, C, seed)
     block = solve_smo(problem)
     monkeypatch.setattr(_Face, "block_factor",
-                        lambda face, K_SS, proximal=0.0: DenseCholesky(
+                        lambda face, K_SS, proximal=0.0, kept=None: DenseCholesky(
                             _cross_hessian(face, face, K_SS) + proximal * np.eye(face.size)))
     dense = solve_smo(problem)
     assert block.status == dense.status == "optimal"
@@ -413,6 +414,28 @@ def test_kernel_rows_keep_compact_and_fall_back_like_the_dense_matrix():
     assert direct.capacity == 0
     np.testing.assert_array_equal(direct.product(second, B), dense[:, second] @ B)
     assert direct.computed == 0
+
+
+def test_square_and_beside_equal_two_gathers_and_keep_the_same_rows():
+    # K_SS and K[S, R] (R mostly in S): the same numbers, layout and kept rows as K[S, R]
+    # then K_SS gathered by two calls of block; with room for S only the rows of R
+    # outside it are gathered, and a dense Gram matrix is indexed
+    X = design(60, 3, 4)[0]
+    lazy = KernelMatrix(make_kernel("rbf", gamma=0.2), X)
+    S, R = np.arange(5, 45, 2), np.r_[np.arange(5, 25, 2), 50, 55]
+    for capacity in (40, 21, 15):  # every row kept; S, R compacted away; S too large
+        one, two = (KernelRows(lazy, max_mb=8.0 * 60 * capacity / 2 ** 20) for _ in range(2))
+        square, beside = one.square_and_beside(S, R)
+        expected_beside = two.block(S, R)
+        expected_square = two.block(S, S)
+        for mine, theirs in ((square, expected_square), (beside, expected_beside)):
+            np.testing.assert_array_equal(mine, theirs)
+            assert mine.flags.f_contiguous == theirs.flags.f_contiguous
+        np.testing.assert_array_equal(one.owner, two.owner)
+        assert one.computed == two.computed
+    np.testing.assert_array_equal(beside, np.asarray(lazy)[np.ix_(S, R)])
+    dense = KernelRows(np.asarray(lazy))
+    np.testing.assert_array_equal(dense.square_and_beside(S, R)[1], np.asarray(lazy)[np.ix_(S, R)])
 
 
 # heavy class overlap (3 Logistic noise) at large C: tied intercepts, binding noncrossing
@@ -539,3 +562,59 @@ def test_a_candidate_keeps_the_equality_rows():
     alpha = res.multipliers["alpha"]
     assert np.max(np.abs(np.sum(problem.signs * alpha, axis=0))) <= 1e-12
     assert res.objective == pytest.approx(solve_primal(problem), rel=OBJ_RTOL)
+
+
+@pytest.mark.parametrize("lazy", [False, True])
+def test_kept_hessian_blocks_equal_the_blocks_computed_afresh(lazy, monkeypatch):
+    # the rounds of a polishing step from a loose SMO point under heavy overlap (the
+    # active set from the point, then proximal ones): every block H_kk, H_k+1,k handed
+    # to the factor equals the one computed from K_SS afresh, bit for bit
+    monkeypatch.setattr(polish, "KEPT_BLOCK_MIN", 1)  # every block kept, however small
+    problem = overlap_problem(*OVERLAP[0])
+    alpha, phi, gamma, G = smo_point(problem, 1.0)
+    if lazy:  # rows on demand, kept by KernelRows
+        problem = dataclasses.replace(problem, gram=KernelMatrix(
+            make_kernel("rbf", gamma=0.2), design(150, 5, 31, noise=3.0)[0]))
+    inner, used = HessianBlocks.blocks, []
+
+    def checked(self, face, K_SS):
+        diagonal, below = inner(self, face, K_SS)
+        fresh_diagonal, fresh_below = inner(HessianBlocks(keep=False), face, K_SS)
+        for kept, fresh in zip(diagonal + below, fresh_diagonal + fresh_below, strict=True):
+            np.testing.assert_array_equal(kept, fresh)
+        used.append(self)
+        return diagonal, below
+
+    monkeypatch.setattr(HessianBlocks, "blocks", checked)
+    step, _ = polish_step(problem, alpha, phi, gamma, G, intercepts_by_pooling(problem, G))
+    assert step.proximal > 0 and step.converged and step.rounds == len(used) >= 5
+    kept = used[-1]
+    # most entries of the later rounds were kept: the reuse happened
+    assert kept.reused > kept.computed
+
+
+@pytest.mark.parametrize("n,K,C,seed", LARGE_C[:2] + OVERLAP)
+def test_kept_hessian_blocks_give_the_same_path_and_the_primal_optimum(n, K, C, seed,
+                                                                       always_polish,
+                                                                       monkeypatch):
+    # tied intercepts and binding noncrossing rows (LARGE_C), heavy overlap with proximal
+    # steps (OVERLAP, first polishing at a pair tolerance of 1): the same numbers, so the
+    # same path and the same point, and the optimum of Clarabel on the primal
+    monkeypatch.setattr(smo, "POLISH_FIRST_TOL", 1.0)
+    monkeypatch.setattr(polish, "KEPT_BLOCK_MIN", 1)  # every block kept, however small
+    problem = (rbf_problem if (n, K, C, seed) in LARGE_C else overlap_problem)(n, K, C, seed)
+    kept = solve_smo(problem)
+    monkeypatch.setattr(polish, "KEEP_HESSIAN_BLOCKS", False)
+    fresh = solve_smo(problem)
+    assert kept.status == fresh.status == "optimal" and kept.gap <= GAP_TOL
+    assert any(step["accepted"] for step in kept.info["polish"])
+    assert kept.iterations == fresh.iterations
+    assert [s["changes"] for s in kept.info["polish"]] == [
+        s["changes"] for s in fresh.info["polish"]]
+    np.testing.assert_array_equal(kept.dual_coef, fresh.dual_coef)
+    np.testing.assert_array_equal(kept.intercept, fresh.intercept)
+    assert kept.objective == pytest.approx(solve_primal(problem), rel=OBJ_RTOL)
+    if (n, K, C, seed) in LARGE_C:
+        G = problem.gram @ kept.dual_coef
+        assert np.ptp(kept.intercept) <= 1e-8
+        assert np.sum(np.abs(G[:, :-1] - G[:, 1:]) <= 1e-8) >= 30
