@@ -240,6 +240,7 @@ class _Loop:
         self.diag = self.cache.diagonal()
         self.chain = self.Y.shape[0] > 1
         self.calm = np.zeros(self.Y.shape, np.int32)
+        self.load, self.steps = np.zeros(2, np.int64), 0
 
     def run(self, state, tol, max_iter, shrink_first=False):
         """SMO steps on the reduced dual of ``state``'s free set; (steps, status code)."""
@@ -253,7 +254,8 @@ class _Loop:
                                        LF, S_root, self.chain, tol, max(int(max_iter), 0),
                                        RELAX_SAME, RELAX_CROSS, self.shrinking,
                                        shrink_first, SHRINK_EVERY, SHRINK_PATIENCE,
-                                       self.calm, *self.cache.arrays())
+                                       self.calm, self.load, *self.cache.arrays())
+        self.steps += int(it)
         state.alpha, state.Hk, state.gamma = alpha.T.copy(), H.T.copy(), gamma
         state.refresh(full=False)  # delta_F and G from H, exactly
         return int(it), int(code)
@@ -262,10 +264,12 @@ class _Loop:
         """Last tolerance, the steps by kind, the cache's use and the shrinking's work."""
         hits, misses, same, cross = (int(v) for v in self.cache.counters[1:5])
         dropped, restores = (int(v) for v in self.cache.counters[6:8])
+        scanned, updated = (float(v) / max(self.steps, 1) for v in self.load)
         return {"tolerance": tol, "cache_hits": hits, "cache_misses": misses,
                 "cache_bytes": self.cache.nbytes, "steps": {"pair": same, "cross_pair": cross},
                 "shrinking": {"on": self.shrinking, "dropped": dropped,
-                              "restores": restores}}
+                              "restores": restores, "entries_scanned_per_step": scanned,
+                              "rows_updated_per_step": updated}}
 
 
 def next_tolerance(tol, gap):
