@@ -71,7 +71,7 @@ from nordicstats.solvers.smo import FIRST_TOL, SMALLEST_TOL, _row_cache, default
 
 __all__ = ["solve_nordic0_smo", "next_tolerance", "relative_gap", "ORDER_TOL",
            "SMO_MAX_ADD", "CACHE_CAP_MB", "SHRINKING_MIN_ROWS", "SHRINK_EACH_ROUND",
-           "SHRINK_EVERY", "SHRINK_PATIENCE"]
+           "SHRINK_EVERY", "SHRINK_PATIENCE", "GATHER_ROWS"]
 
 #: Tolerance of the last free-set updates (increments and ordering multipliers).
 ORDER_TOL = VIOLATION_TOL / 2
@@ -142,6 +142,9 @@ SHRINK_EVERY = 100
 #: restore found them; with 3, 387,425 steps (docs/notes/scaling.md, "A shrink rule that
 #: does not swing").
 SHRINK_PATIENCE = 3
+#: With shrinking, G's updates run over the rows with an active entry (gathered) while
+#: they are at most this fraction of the n rows, over all rows above it.
+GATHER_ROWS = 0.25
 
 
 def solve_nordic0_smo(problem, warm_start=None, cache_mb=None, max_iter=None,
@@ -254,7 +257,8 @@ class _Loop:
                                        LF, S_root, self.chain, tol, max(int(max_iter), 0),
                                        RELAX_SAME, RELAX_CROSS, self.shrinking,
                                        shrink_first, SHRINK_EVERY, SHRINK_PATIENCE,
-                                       self.calm, self.load, *self.cache.arrays())
+                                       self.calm, self.load, GATHER_ROWS,
+                                       *self.cache.arrays())
         self.steps += int(it)
         state.alpha, state.Hk, state.gamma = alpha.T.copy(), H.T.copy(), gamma
         state.refresh(full=False)  # delta_F and G from H, exactly

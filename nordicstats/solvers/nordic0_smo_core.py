@@ -206,10 +206,11 @@ def _gradient_of_rows(rows, count, H, KF, JF, LF, S_root, G):
 
 
 @numba.njit(cache=True)
-def _sparse_lists(is_act, act, nact, live):
+def _sparse_lists(is_act, act, nact, live, gather_rows):
     """After :func:`_shrink_patient`: the rows with an active entry into ``live``; a list that
     keeps more than :data:`GATHER_FRACTION` of the n rows is replaced by all rows
-    (contiguous loops beat gathers there).  Returns the number of live rows."""
+    (contiguous loops beat gathers there), and so are the live rows when they are more
+    than the fraction ``gather_rows`` of them.  Returns the number of live rows."""
     m, n = is_act.shape
     limit = GATHER_FRACTION * n
     for k in range(m):
@@ -225,7 +226,7 @@ def _sparse_lists(is_act, act, nact, live):
                 live[count] = i
                 count += 1
                 break
-    if count > limit:
+    if count > gather_rows * n:
         for i in range(n):
             live[i] = i
         count = n
@@ -302,12 +303,12 @@ def _shrink_patient(chain, gamma, Y, U, alpha, G, up_val, low_val, act, nact, is
 
 @numba.njit(cache=True)
 def _shrink_entries(chain, gamma, Y, U, alpha, G, up_val, low_val, act, nact, is_act, calm,
-                    patience, live, KF, KF_live):
+                    patience, live, gather_rows, KF, KF_live):
     """One shrink (:func:`_shrink_patient`), the live rows and the free rows compacted
     to them; (nlive, free rows to read, entries out of the scans)."""
     _shrink_patient(chain, gamma, Y, U, alpha, G, up_val, low_val, act, nact, is_act, calm,
                     patience)
-    nlive = _sparse_lists(is_act, act, nact, live)
+    nlive = _sparse_lists(is_act, act, nact, live, gather_rows)
     return (nlive, _compact_free_rows(KF, live, nlive, KF_live),
             Y.shape[0] * Y.shape[1] - nact.sum())
 
@@ -315,8 +316,8 @@ def _shrink_entries(chain, gamma, Y, U, alpha, G, up_val, low_val, act, nact, is
 @numba.njit(cache=True)
 def nordic0_smo_loop(Y, U, alpha, gamma, G, H, diag, KF, JF, LF, S_root, chain, tol, max_iter,
                      relax_same, relax_cross, shrinking, shrink_first, shrink_every, patience,
-                     calm, load, kind, gram, X, sqnorm, params, rows, slot_of, owner, stamp,
-                     counters):
+                     calm, load, gather_rows, kind, gram, X, sqnorm, params, rows, slot_of,
+                     owner, stamp, counters):
     """Run SMO steps on the reduced dual in place until no pair violation exceeds tol.
 
     Parameters
@@ -361,6 +362,10 @@ def nordic0_smo_loop(Y, U, alpha, gamma, G, H, diag, KF, JF, LF, S_root, chain, 
     load : ndarray of int64 of shape (2,)
         Work of the steps, added to: ``load[0]`` the entries scanned after each step
         (the active lists' lengths), ``load[1]`` the rows whose G each step updated.
+    gather_rows : float
+        With shrinking, G's updates run over the live rows' index list while it keeps
+        at most this fraction of the rows, over all rows contiguously above it (the
+        rows' G that left are recomputed before a stop either way).
     kind, gram, X, sqnorm, params, rows, slot_of, owner, stamp, counters
         The kernel-row cache (:meth:`~nordicstats.solvers.smo_core.RowCache.arrays`);
         ``counters[6]`` and ``[7]`` count the entries dropped and the restores.
@@ -392,8 +397,8 @@ def nordic0_smo_loop(Y, U, alpha, gamma, G, H, diag, KF, JF, LF, S_root, chain, 
         _scan_alpha_active(k, act, nact, Y, U, alpha, G, up_val, up_arg, low_val, low_arg)
     if shrinking and shrink_first:
         nlive, KFL, shrunk = _shrink_entries(chain, gamma, Y, U, alpha, G, up_val, low_val,
-                                             act, nact, is_act, calm, patience, live, KF,
-                                             KF_live)
+                                             act, nact, is_act, calm, patience, live,
+                                             gather_rows, KF, KF_live)
         counters[6] += shrunk
         for k in range(m):
             _scan_alpha_active(k, act, nact, Y, U, alpha, G, up_val, up_arg, low_val, low_arg)
@@ -442,7 +447,8 @@ def nordic0_smo_loop(Y, U, alpha, gamma, G, H, diag, KF, JF, LF, S_root, chain, 
                 countdown = shrink_every
                 nlive, KFL, dropped = _shrink_entries(chain, gamma, Y, U, alpha, G, up_val,
                                                       low_val, act, nact, is_act, calm,
-                                                      patience, live, KF, KF_live)
+                                                      patience, live, gather_rows, KF,
+                                                      KF_live)
                 counters[6] += dropped - shrunk
                 shrunk = dropped
         for k in range(m):
