@@ -15,7 +15,9 @@ and rows of G updated per step (averages), and the difference of the two objecti
 
 Run ``python benchmarks/bench_nordic0_shrinking.py --n 1000 5000``; the outputs are kept
 in ``benchmarks/results/nordic0_shrinking.txt`` (on / off) and
-``benchmarks/results/nordic0_shrink_rounds.txt`` (``--constant`` runs).
+``benchmarks/results/nordic0_shrink_rounds.txt`` (``--constant`` runs); the patient
+shrink's cost per step in ``nordic0_shrink_cost.txt``, ``nordic0_shrink_every50.txt``,
+``nordic0_gather_rows.txt`` and ``nordic0_patience_steps.txt`` there.
 """
 
 from __future__ import annotations

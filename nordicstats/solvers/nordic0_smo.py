@@ -145,8 +145,8 @@ SHRINK_PATIENCE = 3
 #: With shrinking, G's updates run over the rows with an active entry (gathered) while
 #: they are at most this fraction of the n rows, over all rows above it.  It changes no
 #: step; 0.75 against 0.25 at n = 5,000, C = 16 (nine fits, one process each): 13-26%
-#: fewer rows updated, CPU time 0.89-1.03 (one fit 1.19, the order of the pair) (docs/notes/scaling.md, "The patient shrink's
-#: cost per step").
+#: fewer rows updated, CPU time 0.89-1.03 (one fit 1.19, the order of the pair;
+#: docs/notes/scaling.md, "The patient shrink's cost per step").
 GATHER_ROWS = 0.25
 
 
