@@ -4,7 +4,8 @@ For each design (``likert``, ``overlap`` of :func:`bench_scale.make_design`), K 
 NORDIC-0 is fitted twice, with ``solver_options={"shrinking": True}`` and ``False``
 (the order alternates between cases), and the K-1 libsvm fits once; printed are the
 seconds, the SMO steps, the entries dropped and restores, the ratio of the times
-on / off and each against libsvm, and the difference of the two objectives.
+on / off and each against libsvm, the CPU microseconds per step, the entries scanned
+and rows of G updated per step (averages), and the difference of the two objectives.
 
 ``--constant NAME A B`` compares two values of a constant of
 :mod:`nordicstats.solvers.nordic0_smo` instead (e.g. ``SHRINK_EVERY 1000 100`` or
@@ -14,7 +15,9 @@ on / off and each against libsvm, and the difference of the two objectives.
 
 Run ``python benchmarks/bench_nordic0_shrinking.py --n 1000 5000``; the outputs are kept
 in ``benchmarks/results/nordic0_shrinking.txt`` (on / off) and
-``benchmarks/results/nordic0_shrink_rounds.txt`` (``--constant`` runs).
+``benchmarks/results/nordic0_shrink_rounds.txt`` (``--constant`` runs); the patient
+shrink's cost per step in ``nordic0_shrink_cost.txt``, ``nordic0_shrink_every50.txt``,
+``nordic0_gather_rows.txt`` and ``nordic0_patience_steps.txt`` there.
 """
 
 from __future__ import annotations
@@ -60,8 +63,16 @@ def compare(design, n, K, C, order, seed=0, constant=None):
           f"({t_on / libsvm:5.1f}x) {on.iterations:>9,d} steps, {shrunk['dropped']:,} dropped, "
           f"{shrunk['restores']} restores | off {t_off:7.2f}s ({t_off / libsvm:5.1f}x) "
           f"{off.iterations:>9,d} steps | on/off {t_on / t_off:4.2f} | "
+          f"us/step {1e6 * t_on / on.iterations:.0f} / {1e6 * t_off / off.iterations:.0f}, "
+          f"entries scanned / rows updated per step {_load(on)} / {_load(off)} | "
           f"dobj {abs(on.objective - off.objective) / max(1.0, abs(off.objective)):.1e} "
           f"certified {certified}", flush=True)
+
+
+def _load(result):
+    shrinking = result.info["shrinking"]
+    return (f"{shrinking['entries_scanned_per_step']:,.0f}, "
+            f"{shrinking['rows_updated_per_step']:,.0f}")
 
 
 def main():

@@ -115,7 +115,7 @@ def test_running_gradient_is_the_reduced_duals(dtype, g_atol):
                                 state.K_free_rows.astype(dtype), state.free[:, 0].copy(),
                                 state.free[:, 1].copy(), np.ascontiguousarray(state.S_root),
                                 True, 1e-4, 500, 1.0, 1.5, False, False, 1000, 1,
-                                loop.calm, *loop.cache.arrays())
+                                loop.calm, loop.load, 0.25, *loop.cache.arrays())
     assert it > 50
     # from the definitions: H_k = K (y_k alpha_k), delta_F = S^+ (Ka)_F, G_k = K omega_k
     K, Y, m = problem.gram, problem.signs, problem.signs.shape[1]
@@ -151,7 +151,7 @@ def test_gradient_after_a_restore_is_its_definition(shrink_first):
                                    state.K_free_rows.copy(), state.free[:, 0].copy(),
                                    state.free[:, 1].copy(), np.ascontiguousarray(state.S_root),
                                    True, 1e-5, 10 ** 6, 1.0, 1.5, True, shrink_first, 1000,
-                                   1, loop.calm, *loop.cache.arrays())
+                                   1, loop.calm, loop.load, 0.25, *loop.cache.arrays())
     assert code == 0 and it > 1000
     assert counters[6] > 0 and counters[7] > 0  # entries dropped, then restored
     K, Y = problem.gram, problem.signs
@@ -173,7 +173,9 @@ def test_shrinking_on_and_off_reach_clarabel_and_the_active_set_optimum(cache_mb
     off = solve(lazy_problem, solver="nordic0_smo", cache_mb=cache_mb, shrinking=False)
     assert on.status == off.status == "optimal"
     assert on.info["shrinking"]["dropped"] > 0 and on.info["shrinking"]["restores"] > 0
-    assert off.info["shrinking"] == {"on": False, "dropped": 0, "restores": 0}
+    assert off.info["shrinking"] == {"on": False, "dropped": 0, "restores": 0,
+                                     "entries_scanned_per_step": 4 * 200,
+                                     "rows_updated_per_step": 200}
     reference = solve_primal(dense_problem)
     other = solve(dense_problem, solver="active_set")
     for result in (on, off):
@@ -234,7 +236,7 @@ def _shrink_once(Y, U, alpha, gamma, G, act, nact, is_act, calm, patience):
     for k in range(m):
         _scan_alpha_active(k, act, nact, Y, U, alpha, G, up_val, up_arg, low_val, low_arg)
     return _shrink_patient(True, gamma, Y, U, alpha, G, up_val, low_val, act, nact, is_act,
-                           calm, patience, np.empty_like(is_act))
+                           calm, patience)
 
 
 @pytest.mark.parametrize("seed", [0, 1, 2])
@@ -306,12 +308,36 @@ def test_gradient_update_on_compacted_live_rows_is_the_full_one():
     assert _compact_free_rows(KF, np.arange(n), n, np.empty_like(KF)) is KF
 
 
+def test_gathering_the_live_rows_changes_no_step(monkeypatch):
+    """G's updates over the live rows only (GATHER_ROWS = 1) or over all rows (0): the
+    rows that left are recomputed before a stop, so the steps and the optimum are the
+    same, with fewer rows updated per step."""
+    problem = rbf_problem(200, 5, 1.0, 16.0, seed=44, lazy=True)
+    runs = {}
+    for fraction in (0.0, 1.0):
+        monkeypatch.setattr("nordicstats.solvers.nordic0_smo.GATHER_ROWS", fraction)
+        runs[fraction] = solve(problem, solver="nordic0_smo", shrinking=True)
+    every, gathered = runs[0.0], runs[1.0]
+    assert gathered.iterations == every.iterations and gathered.info["shrinking"]["dropped"] > 0
+    rows = [run.info["shrinking"]["rows_updated_per_step"] for run in (gathered, every)]
+    assert rows[0] < 0.9 * rows[1]
+    # the same path: G differs by the rounding of the running updates only
+    np.testing.assert_allclose(gathered.dual_coef, every.dual_coef, atol=1e-9)
+    assert gathered.objective == pytest.approx(every.objective, rel=1e-12)
+
+
 def test_shrinking_is_on_by_default_from_its_row_count(monkeypatch):
+    """Off below SHRINKING_MIN_ROWS: every step scans all (K-1) n entries; on, fewer."""
     problem = rbf_problem(150, 4, 1.0, 16.0, seed=45)
-    assert not solve(problem, solver="nordic0_smo").info["shrinking"]["on"]
+    off = solve(problem, solver="nordic0_smo").info["shrinking"]
+    assert not off["on"] and off["entries_scanned_per_step"] == 3 * 150
+    assert 0 < off["rows_updated_per_step"] <= 150
     monkeypatch.setattr("nordicstats.solvers.nordic0_smo.SHRINKING_MIN_ROWS", 150)
     result = solve(problem, solver="nordic0_smo")
-    assert result.info["shrinking"]["on"] and result.info["shrinking"]["dropped"] > 0
+    on = result.info["shrinking"]
+    assert on["on"] and on["dropped"] > 0
+    assert 0 < on["entries_scanned_per_step"] < 3 * 150
+    assert 0 < on["rows_updated_per_step"] < off["rows_updated_per_step"]
     assert result.objective == pytest.approx(solve_primal(problem), rel=OBJ_RTOL)
 
 

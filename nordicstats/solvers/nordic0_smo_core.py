@@ -56,10 +56,11 @@ from nordicstats.solvers.smo_core import (
     _TAU,
     _best_pair,
     _can_fall,
+    _keeps,
     _move_pair,
+    _pair_allowed,
     _row,
     _scan_alpha_active,
-    _shrink,
 )
 
 __all__ = ["nordic0_smo_loop", "GATHER_FRACTION"]
@@ -205,10 +206,11 @@ def _gradient_of_rows(rows, count, H, KF, JF, LF, S_root, G):
 
 
 @numba.njit(cache=True)
-def _sparse_lists(is_act, act, nact, live):
-    """After :func:`_shrink`: the rows with an active entry into ``live``; a list that
+def _sparse_lists(is_act, act, nact, live, gather_rows):
+    """After :func:`_shrink_patient`: the rows with an active entry into ``live``; a list that
     keeps more than :data:`GATHER_FRACTION` of the n rows is replaced by all rows
-    (contiguous loops beat gathers there).  Returns the number of live rows."""
+    (contiguous loops beat gathers there), and so are the live rows when they are more
+    than the fraction ``gather_rows`` of them.  Returns the number of live rows."""
     m, n = is_act.shape
     limit = GATHER_FRACTION * n
     for k in range(m):
@@ -224,7 +226,7 @@ def _sparse_lists(is_act, act, nact, live):
                 live[count] = i
                 count += 1
                 break
-    if count > limit:
+    if count > gather_rows * n:
         for i in range(n):
             live[i] = i
         count = n
@@ -257,52 +259,56 @@ def _restore(H, KF, JF, LF, S_root, G, act, nact, is_act, live):
 
 @numba.njit(cache=True)
 def _shrink_patient(chain, gamma, Y, U, alpha, G, up_val, low_val, act, nact, is_act, calm,
-                    patience, was_act):
+                    patience):
     """Drop from the scans the entries that have been out of every violating pair at
     ``patience`` consecutive shrinks; returns the entries dropped.
 
     The test of one shrink is libsvm's and NORDIC-1's
-    (:func:`~nordicstats.solvers.smo_core._shrink`): an alpha that can only fall is out
-    of every violating pair when its score y - G exceeds every score that can rise on a
-    boundary it may pair with, one that can only rise when its score is below every
-    score that can fall.  ``calm[k, i]`` counts the consecutive shrinks at which entry
-    (i, k) passed that test; it is reset whenever the entry could take part in a pair,
-    and an entry whose count is below ``patience`` goes back into the lists
-    (``was_act``: work array of is_act's shape).  ``patience`` = 1 is libsvm's rule.
+    (:func:`~nordicstats.solvers.smo_core._keeps`, as
+    :func:`~nordicstats.solvers.smo_core._shrink` applies it): an alpha that can only
+    fall is out of every violating pair when its score y - G exceeds every score that
+    can rise on a boundary it may pair with, one that can only rise when its score is
+    below every score that can fall.  ``calm[k, i]`` counts the consecutive shrinks at
+    which entry (i, k) passed that test; it is reset whenever the entry could take part
+    in a pair, and only an entry whose count reached ``patience`` leaves the lists.
+    ``patience`` = 1 is libsvm's rule.  One pass over the active lists.
     """
-    m, n = Y.shape
-    was_act[:] = is_act
-    _shrink(chain, False, 0, 0.0, gamma, Y, U, alpha, np.zeros((1, 1)), G, up_val, low_val,
-            act, nact, is_act)
+    m = Y.shape[0]
+    no_phi = np.zeros((1, 1))
     dropped = 0
     for k in range(m):
+        up_bound, low_bound = -np.inf, np.inf
+        for other in range(m):
+            if _pair_allowed(other, k, chain, gamma):
+                up_bound = max(up_bound, up_val[other])
+            if _pair_allowed(k, other, chain, gamma):
+                low_bound = min(low_bound, low_val[other])
         kept = 0
-        for i in range(n):
-            if not was_act[k, i]:
-                continue
-            if is_act[k, i]:
+        for p in range(nact[k]):
+            i = act[k, p]
+            if _keeps(k, i, up_bound, low_bound, 0.0, False, 0, Y, U, alpha, no_phi, G,
+                      is_act):
                 calm[k, i] = 0
             else:
                 calm[k, i] = min(calm[k, i] + 1, patience)
-                if calm[k, i] < patience:
-                    is_act[k, i] = True
-            if is_act[k, i]:
+            if calm[k, i] < patience:
                 act[k, kept] = i
                 kept += 1
             else:
-                dropped += 1
+                is_act[k, i] = False
+        dropped += nact[k] - kept
         nact[k] = kept
     return dropped
 
 
 @numba.njit(cache=True)
 def _shrink_entries(chain, gamma, Y, U, alpha, G, up_val, low_val, act, nact, is_act, calm,
-                    patience, was_act, live, KF, KF_live):
+                    patience, live, gather_rows, KF, KF_live):
     """One shrink (:func:`_shrink_patient`), the live rows and the free rows compacted
     to them; (nlive, free rows to read, entries out of the scans)."""
     _shrink_patient(chain, gamma, Y, U, alpha, G, up_val, low_val, act, nact, is_act, calm,
-                    patience, was_act)
-    nlive = _sparse_lists(is_act, act, nact, live)
+                    patience)
+    nlive = _sparse_lists(is_act, act, nact, live, gather_rows)
     return (nlive, _compact_free_rows(KF, live, nlive, KF_live),
             Y.shape[0] * Y.shape[1] - nact.sum())
 
@@ -310,7 +316,8 @@ def _shrink_entries(chain, gamma, Y, U, alpha, G, up_val, low_val, act, nact, is
 @numba.njit(cache=True)
 def nordic0_smo_loop(Y, U, alpha, gamma, G, H, diag, KF, JF, LF, S_root, chain, tol, max_iter,
                      relax_same, relax_cross, shrinking, shrink_first, shrink_every, patience,
-                     calm, kind, gram, X, sqnorm, params, rows, slot_of, owner, stamp, counters):
+                     calm, load, gather_rows, kind, gram, X, sqnorm, params, rows, slot_of,
+                     owner, stamp, counters):
     """Run SMO steps on the reduced dual in place until no pair violation exceeds tol.
 
     Parameters
@@ -352,6 +359,13 @@ def nordic0_smo_loop(Y, U, alpha, gamma, G, H, diag, KF, JF, LF, S_root, chain, 
         before it leaves the scans (:func:`_shrink_patient`; 1 is libsvm's rule).
     calm : ndarray of int32 of shape (m, n)
         The counts of :func:`_shrink_patient`, kept by the caller across rounds.
+    load : ndarray of int64 of shape (2,)
+        Work of the steps, added to: ``load[0]`` the entries scanned after each step
+        (the active lists' lengths), ``load[1]`` the rows whose G each step updated.
+    gather_rows : float
+        With shrinking, G's updates run over the live rows' index list while it keeps
+        at most this fraction of the rows, over all rows contiguously above it (the
+        rows' G that left are recomputed before a stop either way).
     kind, gram, X, sqnorm, params, rows, slot_of, owner, stamp, counters
         The kernel-row cache (:meth:`~nordicstats.solvers.smo_core.RowCache.arrays`);
         ``counters[6]`` and ``[7]`` count the entries dropped and the restores.
@@ -375,7 +389,6 @@ def nordic0_smo_loop(Y, U, alpha, gamma, G, H, diag, KF, JF, LF, S_root, chain, 
     for k in range(m):
         act[k] = np.arange(n)
     nact, is_act = np.full(m, n, np.int64), np.ones((m, n), np.bool_)
-    was_act = np.empty((m, n), np.bool_)
     live, nlive = np.arange(n), n
     KF_live, KFL = np.empty_like(KF), KF
     shrink_every = max(min(n, shrink_every), 1)
@@ -384,8 +397,8 @@ def nordic0_smo_loop(Y, U, alpha, gamma, G, H, diag, KF, JF, LF, S_root, chain, 
         _scan_alpha_active(k, act, nact, Y, U, alpha, G, up_val, up_arg, low_val, low_arg)
     if shrinking and shrink_first:
         nlive, KFL, shrunk = _shrink_entries(chain, gamma, Y, U, alpha, G, up_val, low_val,
-                                             act, nact, is_act, calm, patience, was_act,
-                                             live, KF, KF_live)
+                                             act, nact, is_act, calm, patience, live,
+                                             gather_rows, KF, KF_live)
         counters[6] += shrunk
         for k in range(m):
             _scan_alpha_active(k, act, nact, Y, U, alpha, G, up_val, up_arg, low_val, low_arg)
@@ -427,14 +440,17 @@ def nordic0_smo_loop(Y, U, alpha, gamma, G, H, diag, KF, JF, LF, S_root, chain, 
                 H[c, r] -= t * Kj[r]
             _shift_gradient(t, Ki, Kj, m, KFL, JF, S_root, R_i, G, free_sum, common, tail,
                             live, nlive)
+            load[1] += nlive
         if shrinking:
             countdown -= 1
             if countdown == 0:
                 countdown = shrink_every
                 nlive, KFL, dropped = _shrink_entries(chain, gamma, Y, U, alpha, G, up_val,
                                                       low_val, act, nact, is_act, calm,
-                                                      patience, was_act, live, KF, KF_live)
+                                                      patience, live, gather_rows, KF,
+                                                      KF_live)
                 counters[6] += dropped - shrunk
                 shrunk = dropped
         for k in range(m):
             _scan_alpha_active(k, act, nact, Y, U, alpha, G, up_val, up_arg, low_val, low_arg)
+        load[0] += nact.sum()
