@@ -58,7 +58,7 @@ from nordicstats.solvers.smo_core import (
     _can_fall,
     _keeps,
     _move_pair,
-    _pair_allowed,
+    _pair_bounds,
     _row,
     _scan_alpha_active,
 )
@@ -277,12 +277,7 @@ def _shrink_patient(chain, gamma, Y, U, alpha, G, up_val, low_val, act, nact, is
     no_phi = np.zeros((1, 1))
     dropped = 0
     for k in range(m):
-        up_bound, low_bound = -np.inf, np.inf
-        for other in range(m):
-            if _pair_allowed(other, k, chain, gamma):
-                up_bound = max(up_bound, up_val[other])
-            if _pair_allowed(k, other, chain, gamma):
-                low_bound = min(low_bound, low_val[other])
+        up_bound, low_bound = _pair_bounds(k, m, chain, gamma, up_val, low_val)
         kept = 0
         for p in range(nact[k]):
             i = act[k, p]

@@ -377,6 +377,20 @@ def _keeps(k, i, up_bound, low_bound, margin, has_phi, mp, Y, U, alpha, phi, G, 
 
 
 @numba.njit(cache=True)
+def _pair_bounds(k, m, chain, gamma, up_val, low_val):
+    """The largest score that can rise and the smallest that can fall on the boundaries
+    an entry of boundary k may pair with (``up_val``, ``low_val`` per boundary): the
+    thresholds of the shrinking test (:func:`_keeps`)."""
+    up_bound, low_bound = -np.inf, np.inf
+    for other in range(m):
+        if _pair_allowed(other, k, chain, gamma):
+            up_bound = max(up_bound, up_val[other])
+        if _pair_allowed(k, other, chain, gamma):
+            low_bound = min(low_bound, low_val[other])
+    return up_bound, low_bound
+
+
+@numba.njit(cache=True)
 def _shrink(chain, has_phi, mp, margin, gamma, Y, U, alpha, phi, G, up_val, low_val,
             act, nact, is_act):
     """Drop from the scans the entries that cannot move (libsvm's shrinking, per boundary).
@@ -390,12 +404,7 @@ def _shrink(chain, has_phi, mp, margin, gamma, Y, U, alpha, phi, G, up_val, low_
     m = Y.shape[0]
     dropped = 0
     for k in range(m):
-        up_bound, low_bound = -np.inf, np.inf
-        for other in range(m):
-            if _pair_allowed(other, k, chain, gamma):
-                up_bound = max(up_bound, up_val[other])
-            if _pair_allowed(k, other, chain, gamma):
-                low_bound = min(low_bound, low_val[other])
+        up_bound, low_bound = _pair_bounds(k, m, chain, gamma, up_val, low_val)
         kept = 0
         for p in range(nact[k]):
             i = act[k, p]
