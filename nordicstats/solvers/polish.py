@@ -319,6 +319,7 @@ class _Face:
                         np.r_[Y[ia, ka], np.ones(nphi), -np.ones(nphi)])
         self.lower = np.zeros(self.size)
         self.upper = np.r_[U[ia, ka], np.full(nphi + self.kg.size, np.inf)]
+        self._labelled = None  # labelled_blocks, found on first use
 
     def unmask(self, which, free):
         """Clear the free masks of the face's variables ``which``; returns how many."""
@@ -367,14 +368,18 @@ class _Face:
     def labelled_blocks(self):
         """(label, block, keys) of the non-empty :meth:`blocks`: label k for boundary k
         (m for the gammas), and keys naming the block's variables whatever the face
-        (alpha_ik: i, phi_ik: n + i, gamma_k: k; increasing along the block)."""
+        (alpha_ik: i, phi_ik: n + i, gamma_k: k; increasing along the block).  A face
+        does not change once built, so they are found once."""
+        if self._labelled is not None:
+            return self._labelled
         na, (ia, ka), (ip, kp) = self.alpha_index[0].size, self.alpha_index, self.phi_index
         out = []
         for k in range(self.m):
             alphas, phis = np.flatnonzero(ka == k), np.flatnonzero(kp == k)
             out.append((k, np.r_[alphas, na + phis], np.r_[ia[alphas], self.n + ip[phis]]))
         out.append((self.m, self.n_omega + np.arange(self.kg.size), self.kg))
-        return [(label, block, keys) for label, block, keys in out if block.size]
+        self._labelled = [(label, block, keys) for label, block, keys in out if block.size]
+        return self._labelled
 
     def block_factor(self, K_SS, proximal=0.0, kept=None):
         """:class:`BlockTridiagonalCholesky` of H + proximal I + delta I over :meth:`blocks`
