@@ -56,11 +56,10 @@ from nordicstats.solvers.smo_core import (
     _TAU,
     _best_pair,
     _can_fall,
-    _keeps,
     _move_pair,
-    _pair_bounds,
     _row,
     _scan_alpha_active,
+    _shrink,
 )
 
 __all__ = ["nordic0_smo_loop", "GATHER_FRACTION"]
@@ -264,36 +263,17 @@ def _shrink_patient(chain, gamma, Y, U, alpha, G, up_val, low_val, act, nact, is
     ``patience`` consecutive shrinks; returns the entries dropped.
 
     The test of one shrink is libsvm's and NORDIC-1's
-    (:func:`~nordicstats.solvers.smo_core._keeps`, as
-    :func:`~nordicstats.solvers.smo_core._shrink` applies it): an alpha that can only
-    fall is out of every violating pair when its score y - G exceeds every score that
-    can rise on a boundary it may pair with, one that can only rise when its score is
-    below every score that can fall.  ``calm[k, i]`` counts the consecutive shrinks at
-    which entry (i, k) passed that test; it is reset whenever the entry could take part
-    in a pair, and only an entry whose count reached ``patience`` leaves the lists.
-    ``patience`` = 1 is libsvm's rule.  One pass over the active lists.
+    (:func:`~nordicstats.solvers.smo_core._shrink`, with no noncrossing multipliers):
+    an alpha that can only fall is out of every violating pair when its score y - G
+    exceeds every score that can rise on a boundary it may pair with, one that can only
+    rise when its score is below every score that can fall.  ``calm[k, i]`` counts the
+    consecutive shrinks at which entry (i, k) passed that test; it is reset whenever the
+    entry could take part in a pair, and only an entry whose count reached ``patience``
+    leaves the lists.  ``patience`` = 1 is libsvm's rule.  One pass over the active
+    lists.
     """
-    m = Y.shape[0]
-    no_phi = np.zeros((1, 1))
-    dropped = 0
-    for k in range(m):
-        up_bound, low_bound = _pair_bounds(k, m, chain, gamma, up_val, low_val)
-        kept = 0
-        for p in range(nact[k]):
-            i = act[k, p]
-            if _keeps(k, i, up_bound, low_bound, 0.0, False, 0, Y, U, alpha, no_phi, G,
-                      is_act):
-                calm[k, i] = 0
-            else:
-                calm[k, i] = min(calm[k, i] + 1, patience)
-            if calm[k, i] < patience:
-                act[k, kept] = i
-                kept += 1
-            else:
-                is_act[k, i] = False
-        dropped += nact[k] - kept
-        nact[k] = kept
-    return dropped
+    return _shrink(chain, False, 0, 0.0, gamma, Y, U, alpha, np.zeros((1, 1)), G, up_val,
+                   low_val, act, nact, is_act, calm, patience)
 
 
 @numba.njit(cache=True)

@@ -392,14 +392,18 @@ def _pair_bounds(k, m, chain, gamma, up_val, low_val):
 
 @numba.njit(cache=True)
 def _shrink(chain, has_phi, mp, margin, gamma, Y, U, alpha, phi, G, up_val, low_val,
-            act, nact, is_act):
+            act, nact, is_act, calm, patience):
     """Drop from the scans the entries that cannot move (libsvm's shrinking, per boundary).
 
-    An alpha that can only fall is dropped when its score exceeds every score that can
-    rise on a boundary it may pair with (so it is in no violating pair), one that can
-    only rise when its score is below every score that can fall; both only when the
-    noncrossing multipliers next to it are zero with a gradient above ``margin``.
-    Returns the entries dropped.
+    An alpha that can only fall is out of every violating pair when its score exceeds
+    every score that can rise on a boundary it may pair with, one that can only rise
+    when its score is below every score that can fall; both only when the noncrossing
+    multipliers next to it are zero with a gradient above ``margin``.  With
+    ``patience`` = 1 (libsvm's rule) such an entry is dropped at once; otherwise
+    ``calm[k, i]`` counts the consecutive shrinks at which entry (i, k) was out of every
+    pair (reset when it could take part in one) and the entry is dropped when the count
+    reaches ``patience`` (``calm`` is not read when ``patience`` = 1).  One pass over
+    the active lists; returns the entries dropped.
     """
     m = Y.shape[0]
     dropped = 0
@@ -408,8 +412,12 @@ def _shrink(chain, has_phi, mp, margin, gamma, Y, U, alpha, phi, G, up_val, low_
         kept = 0
         for p in range(nact[k]):
             i = act[k, p]
-            if _keeps(k, i, up_bound, low_bound, margin, has_phi, mp, Y, U, alpha, phi, G,
-                      is_act):
+            keep = _keeps(k, i, up_bound, low_bound, margin, has_phi, mp, Y, U, alpha, phi,
+                          G, is_act)
+            if patience > 1:
+                calm[k, i] = 0 if keep else min(calm[k, i] + 1, patience)
+                keep = calm[k, i] < patience
+            if keep:
                 act[k, kept] = i
                 kept += 1
             else:
@@ -529,6 +537,7 @@ def smo_loop(Y, U, alpha, phi, gamma, G, diag, chain, has_phi, tol, tol_phi, max
     nact, is_act = np.full(m, n, np.int64), np.ones((m, n), np.bool_)
     shrink_every = min(n, 1000)
     countdown, shrunk = shrink_every, 0
+    no_calm = np.zeros((1, 1), np.int32)  # libsvm's rule: no counts
     _rescan(Y, U, alpha, phi, G, mp, act, nact, is_act, up_val, up_arg, low_val, low_arg,
             phi_val, phi_arg)
     it, violation = 0, np.inf
@@ -573,7 +582,7 @@ def smo_loop(Y, U, alpha, phi, gamma, G, diag, chain, has_phi, tol, tol_phi, max
             if countdown == 0:
                 countdown = shrink_every
                 dropped = _shrink(chain, has_phi, mp, violation, gamma, Y, U, alpha, phi, G,
-                                  up_val, low_val, act, nact, is_act)
+                                  up_val, low_val, act, nact, is_act, no_calm, 1)
                 shrunk += dropped
                 counters[6] += dropped
                 _rescan(Y, U, alpha, phi, G, mp, act, nact, is_act, up_val, up_arg, low_val,
