@@ -432,8 +432,8 @@ class BoundaryLP:
 
     def _start_by_margin_path(self):
         """Follow the switched sign rows' margins from the nearest known optimum, check the
-        end basis (:meth:`_certify`) and hand it to HiGHS; leave HiGHS's basis if the path
-        gives up.
+        end basis (:meth:`_certify`) and hand it to HiGHS (:meth:`_hand_to_highs`); leave
+        HiGHS's basis if the path gives up.
 
         HiGHS's optimal basis is kept (by sign rows) before the LP moves on.  The path
         starts from the kept basis whose rows are nearest the new ones, a row switched
@@ -510,8 +510,8 @@ class BoundaryLP:
 
     def _start_by_path(self):
         """Solve at ``PATH_START_FRACTION`` times the costs, follow the path to them, check
-        its end basis (:meth:`_certify`) and hand it to HiGHS (HiGHS keeps the start's
-        basis if the path gave up)."""
+        its end basis (:meth:`_certify`) and hand it to HiGHS (:meth:`_hand_to_highs`;
+        HiGHS keeps the start's basis if the path gave up)."""
         costs = self._costs
         self.set_costs(costs * PATH_START_FRACTION)
         self.lp.setOptionValue("simplex_iteration_limit", PATH_START_ITERATIONS * self.n)
