@@ -32,9 +32,7 @@ bound's CPU seconds, re-solves, breakpoints and simplex iterations; ``--compare-
 with every path's end basis confirmed by HiGHS (``SELF_CERTIFY = False``) against the
 fresh check that skips HiGHS where it passes (the default,
 :mod:`nordicstats.solvers.l1svm_certificate`), with the path ends certified each way
-and HiGHS's runs; ``--compare-defer`` with a certified end's rows and basis put into
-HiGHS at once (``DEFER_HIGHS_UPDATES = False``) against only when HiGHS next runs or is
-read (the default), with the seconds of building rows for HiGHS; ``--design`` picks
+and HiGHS's runs; ``--design`` picks
 the data (``overlap``, whose outer boundaries start degenerate).  ``--trace-paths``
 follows each root LP's cost path from 1/32, 1/16 and 1/8 of its costs and counts its
 breakpoints against the points whose status differs between start and end.
@@ -150,14 +148,11 @@ def _default_fit_parts(problem):
 #: ``--compare-start``: the path on the LP itself (a degenerate start stalls it and the
 #: LP falls back), then on the LP with perturbed margins (the default); ``--compare-resolve``:
 #: the re-solves by HiGHS alone, then along the margin path; ``--compare-certify``: every
-#: path's end basis confirmed by HiGHS, then checked afresh without it where it passes;
-#: ``--compare-defer``: a certified end's rows and basis given to HiGHS at once, then only
-#: when HiGHS next runs.
+#: path's end basis confirmed by HiGHS, then checked afresh without it where it passes.
 COMPARISONS = {"path": (("lp", {"USE_COST_PATH": False}), ("path", {})),
                "start": (("plain", {"PATH_PERTURBATION": 0.0}), ("path", {})),
                "resolve": (("highs", {"USE_MARGIN_PATH": False}), ("margin", {})),
-               "certify": (("highs", {"SELF_CERTIFY": False}), ("checked", {})),
-               "defer": (("eager", {"DEFER_HIGHS_UPDATES": False}), ("deferred", {}))}
+               "certify": (("highs", {"SELF_CERTIFY": False}), ("checked", {}))}
 
 
 def compare_path(n, K, C, seed=0, design="likert", comparison="path"):
@@ -280,36 +275,6 @@ def certify_table(rows):
             f"{runs['highs']} -> {runs['checked']} | {both('default_fit_cpu')} | "
             f"{r['highs_default_fit_cpu'] / r['libsvm_cpu']:.0f}x -> "
             f"{r['checked_default_fit_cpu'] / r['libsvm_cpu']:.0f}x | "
-            f"{both('default_nodes', '{}')} | {difference:.0e} |")
-    return "\n".join(lines)
-
-
-def defer_table(rows):
-    """Markdown: the ``--compare-defer`` rows (certified ends handed to HiGHS at once ->
-    when it next runs; CPU seconds, one process per row)."""
-    lines = ["| design | K | C | load | libsvm CPU s | relaxation CPU s | B&B CPU s | rows "
-             "added, root + B&B | row-building s | deferred updates applied | fit CPU s | "
-             "CPU ratio to libsvm | nodes | objectives, relative difference |",
-             "|" + "---|" * 14]
-    for r in (r for r in rows if r.get("variants") == ["eager", "deferred"]):
-        def both(key, form="{:.2f}", r=r):
-            return f"{form.format(r[f'eager_{key}'])} -> {form.format(r[f'deferred_{key}'])}"
-
-        def summed(name, key, r=r):
-            return r[f"{name}_relaxation_{key}"] + r[f"{name}_bnb_{key}"]
-
-        difference = abs(r["deferred_default_objective"] - r["eager_default_objective"]) / \
-            abs(r["eager_default_objective"])
-        lines.append(
-            f"| {r['design']} | {r['K']} | {r['C']:g} | {r['load']:.1f} | "
-            f"{r['libsvm_cpu']:.3f} | {both('default_relaxation_cpu')} | "
-            f"{both('default_after_relaxation_cpu')} | "
-            f"{summed('eager', 'rows_added')} -> {summed('deferred', 'rows_added')} | "
-            f"{summed('eager', 'building_seconds'):.3f} -> "
-            f"{summed('deferred', 'building_seconds'):.3f} | "
-            f"{summed('deferred', 'deferred_applied')} | {both('default_fit_cpu')} | "
-            f"{r['eager_default_fit_cpu'] / r['libsvm_cpu']:.1f}x -> "
-            f"{r['deferred_default_fit_cpu'] / r['libsvm_cpu']:.1f}x | "
             f"{both('default_nodes', '{}')} | {difference:.0e} |")
     return "\n".join(lines)
 
@@ -472,9 +437,6 @@ def main():
                              "margin path")
     parser.add_argument("--compare-certify", action="store_true",
                         help="every path end confirmed by HiGHS against the fresh check")
-    parser.add_argument("--compare-defer", action="store_true",
-                        help="certified path ends handed to HiGHS at once against when it "
-                             "next runs")
     parser.add_argument("--trace-paths", action="store_true",
                         help="each root LP's cost path from several start fractions")
     parser.add_argument("--trace-resolves", action="store_true",
@@ -501,8 +463,7 @@ def main():
         return
     comparison = ("start" if args.compare_start else "path" if args.compare_path else
                   "resolve" if args.compare_resolve else
-                  "certify" if args.compare_certify else
-                  "defer" if args.compare_defer else None)
+                  "certify" if args.compare_certify else None)
     if comparison:  # load (or compile) both compiled paths once, outside the timings
         compare_path(60, 3, 4.0, comparison=comparison)
         _load_margin_path()
@@ -514,8 +475,7 @@ def main():
         print(json.dumps(row), flush=True)
     if comparison:
         stored = [json.loads(line) for line in OUT.read_text().splitlines()]
-        table = {"resolve": resolve_table, "certify": certify_table,
-                 "defer": defer_table}.get(comparison, path_table)
+        table = {"resolve": resolve_table, "certify": certify_table}.get(comparison, path_table)
         print(table(stored))
 
 

@@ -504,21 +504,6 @@ def test_self_certified_paths_leave_the_fit_unchanged(many_crossings, monkeypatc
     assert_no_crossings(problem, certified)
 
 
-def test_deferred_highs_updates_leave_the_fit_unchanged(many_crossings, monkeypatch):
-    # the certified path ends' rows and bases given to HiGHS only at a fallback, or at
-    # once: the same nodes, LP solves and certified optimum, SCIP's with all disjunctions
-    problem, scip = many_crossings
-    deferred = solve_nordic2_scip(problem)
-    monkeypatch.setattr(l1svm_lp, "DEFER_HIGHS_UPDATES", False)
-    eager = solve_nordic2_scip(problem)
-    assert deferred.status == eager.status == "optimal" and deferred.gap <= 1e-6
-    assert deferred.iterations == eager.iterations >= 8
-    assert deferred.info["lp_solves"] == eager.info["lp_solves"]
-    assert deferred.objective == pytest.approx(eager.objective, rel=1e-9)
-    assert deferred.objective == pytest.approx(scip, rel=RTOL)
-    assert_no_crossings(problem, deferred)
-
-
 @pytest.mark.parametrize("name", [name for name in BINDING if TINY[name][3] == "l1"])
 def test_strong_branching_matches_brute_force(name, monkeypatch):
     monkeypatch.setattr(milp, "LAZY_CANDIDATES", 4)

@@ -78,7 +78,7 @@ from nordicstats.solvers.l1svm_path import follow_cost_path
 __all__ = ["BoundaryLP", "LPStats", "SignRowPoints", "quiet_highs", "HIGHS_OPTIONS",
            "PRICING_TOL", "COLUMN_BATCH", "DROP_SLACK_ROWS", "RAY_TOL", "PATH_MIN_COST",
            "PATH_START_FRACTION", "USE_COST_PATH", "PATH_PERTURBATION", "USE_MARGIN_PATH",
-           "MARGIN_PATH_MAX_STEPS", "SIGN_ROW_BLOCK", "SELF_CERTIFY", "DEFER_HIGHS_UPDATES"]
+           "MARGIN_PATH_MAX_STEPS", "SIGN_ROW_BLOCK", "SELF_CERTIFY"]
 
 HIGHS_OPTIONS = {"primal_feasibility_tolerance": 1e-9, "dual_feasibility_tolerance": 1e-9}
 #: Row j (theta_j) enters when ``|(Z'v)_j|`` exceeds 1 by more than this (HiGHS's tolerance).
@@ -116,10 +116,6 @@ USE_MARGIN_PATH = True
 #: checks afresh (every point, sign row and coordinate, 1e-9 relative) is the LP's optimum
 #: without HiGHS's confirming run; a basis that fails the check goes to HiGHS as before.
 SELF_CERTIFY = True
-#: A path's end rows (theta_j of A) and basis go into HiGHS only when HiGHS next runs or
-#: its basis is read (a fallback); a path end certified by the check leaves HiGHS as it
-#: was, and the rows and basis of the latest such end are applied together when needed.
-DEFER_HIGHS_UPDATES = True
 #: Most breakpoints of a margin path (None: n); it gives up beyond (HiGHS goes on).
 MARGIN_PATH_MAX_STEPS = None
 #: Sign-row entries of the extended Z kept beyond those in use (grown in blocks).
@@ -177,9 +173,6 @@ class LPStats:
         not run; and those handed to HiGHS to confirm (the check failed or is off).
     certificate_seconds : float
         Wall-clock seconds in those checks.
-    deferred_applied : int
-        Times the rows and basis of certified path ends were given to HiGHS late, when
-        it was next run or read (``DEFER_HIGHS_UPDATES``).
     """
 
     solves: int = 0
@@ -200,7 +193,6 @@ class LPStats:
     self_certified: int = 0
     highs_confirmed: int = 0
     certificate_seconds: float = 0.0
-    deferred_applied: int = 0
 
 
 class SignRowPoints:
@@ -309,7 +301,6 @@ class BoundaryLP:
         self._points = SignRowPoints(self.Z) if sign_row_points is None else sign_row_points
         self._optimum = None  # (theta, b, objective) until the LP changes
         self._certified = None  # the path's end optimum when checked without HiGHS
-        self._deferred = None  # ([theta rows of A, ...], basis) not yet given to HiGHS
         self._solved_once = False
         self.stats = LPStats()
 
@@ -357,7 +348,6 @@ class BoundaryLP:
 
     def add_columns(self, new):
         """Put the theta coordinates ``new`` (not yet in the LP) in: rows (Z'v)_j of the dual."""
-        self._apply_deferred()
         new = np.asarray(new, dtype=int)
         new = new[~self._in_lp[new]]
         if new.size == 0:
@@ -432,8 +422,8 @@ class BoundaryLP:
 
     def _start_by_margin_path(self):
         """Follow the switched sign rows' margins from the nearest known optimum, check the
-        end basis (:meth:`_certify`) and hand it to HiGHS (:meth:`_hand_to_highs`); leave
-        HiGHS's basis if the path gives up.
+        end basis (:meth:`_certify`) and hand it to HiGHS; leave HiGHS's basis if the path
+        gives up.
 
         HiGHS's optimal basis is kept (by sign rows) before the LP moves on.  The path
         starts from the kept basis whose rows are nearest the new ones, a row switched
@@ -473,9 +463,9 @@ class BoundaryLP:
         if end is None or not end.followed:
             self.stats.margin_path_fallbacks += 1
         else:
-            self._hand_to_highs(end.active, np.concatenate([end.point_status[:n],
-                                                            end.point_status[entries]]),
-                                dict(zip(end.active.tolist(), end.sign)))
+            self.add_columns(end.active)
+            self._set_basis(np.concatenate([end.point_status[:n], end.point_status[entries]]),
+                            dict(zip(end.active.tolist(), end.sign)))
             # the LP's rows switched off are not in it (a basic one fails the check: |E|)
             end_status = end.point_status.copy()
             end_status[[entry[key] for key in keys if key not in self._active]] = 3
@@ -487,7 +477,6 @@ class BoundaryLP:
     def _cutting_planes(self):
         """Run HiGHS and add violated rows until none is; False if the primal is infeasible."""
         status_of = self._highspy.HighsModelStatus
-        self._apply_deferred()
         while True:
             status = self._run()
             if status in (status_of.kUnbounded, status_of.kUnboundedOrInfeasible):
@@ -510,8 +499,8 @@ class BoundaryLP:
 
     def _start_by_path(self):
         """Solve at ``PATH_START_FRACTION`` times the costs, follow the path to them, check
-        its end basis (:meth:`_certify`) and hand it to HiGHS (:meth:`_hand_to_highs`;
-        HiGHS keeps the start's basis if the path gave up)."""
+        its end basis (:meth:`_certify`) and hand it to HiGHS (HiGHS keeps the start's
+        basis if the path gave up)."""
         costs = self._costs
         self.set_costs(costs * PATH_START_FRACTION)
         self.lp.setOptionValue("simplex_iteration_limit", PATH_START_ITERATIONS * self.n)
@@ -535,8 +524,8 @@ class BoundaryLP:
         if not end.followed:
             self.stats.path_fallbacks += 1
             return
-        self._hand_to_highs(end.active, end.point_status,
-                            dict(zip(end.active.tolist(), end.sign)))
+        self.add_columns(end.active)
+        self._set_basis(end.point_status, dict(zip(end.active.tolist(), end.sign)))
         on_lp = np.concatenate([end.point_status, np.full(len(self._row_point), 3, np.int8)])
         self._certify((self.Z, self.y, costs, np.ones(self.n), end.point_status),
                       (on_lp, end.active, end.sign))
@@ -568,7 +557,6 @@ class BoundaryLP:
         With ``on_rows`` (the sign rows switched on) the status covers the sign rows too
         (after the n points, in column order; 3 for a row switched off; None when such
         a row is basic, a degenerate basis)."""
-        self._apply_deferred()
         basis = self.lp.getBasis()
         kinds = self._highspy.HighsBasisStatus
         codes = {kinds.kBasic: 2, kinds.kUpper: 1}
@@ -589,32 +577,6 @@ class BoundaryLP:
         active = np.asarray(self.columns, dtype=int)[tight]
         return point_status, active, np.where(values[1 + np.asarray(tight, dtype=int)] > 0,
                                               1.0, -1.0)
-
-    def _hand_to_highs(self, active, point_status, active_sign):
-        """Put a path end's rows ``active`` into HiGHS and set its basis (:meth:`_set_basis`),
-        now or, with ``DEFER_HIGHS_UPDATES``, when HiGHS is next run or read.
-
-        Deferred, the rows of every end wait in order and only the latest basis is kept:
-        HiGHS then gets the same rows in the same order and the basis it was last given,
-        as if each end had been handed over at once (~40 ms of ``addRows`` and
-        ``setBasis`` in a ``likert`` K = 5 fit whose ends all pass the check)."""
-        if not DEFER_HIGHS_UPDATES:
-            self.add_columns(active)
-            self._set_basis(point_status, active_sign)
-            return
-        rows = [] if self._deferred is None else self._deferred[0]
-        self._deferred = (rows + [np.asarray(active, dtype=int)], (point_status, active_sign))
-
-    def _apply_deferred(self):
-        """Give HiGHS the rows and basis :meth:`_hand_to_highs` kept back, if any."""
-        if self._deferred is None:
-            return
-        rows, basis = self._deferred
-        self._deferred = None
-        for active in rows:
-            self.add_columns(active)
-        self._set_basis(*basis)
-        self.stats.deferred_applied += 1
 
     def _set_basis(self, point_status, active_sign):
         """Give HiGHS the dual basis: mu by ``point_status``, rows of A at their sign."""
