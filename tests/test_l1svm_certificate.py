@@ -10,6 +10,8 @@ and must be rejected.
 
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 import pytest
 from test_l1svm_lp import MARGIN, full_lp, primal_objective
@@ -207,3 +209,40 @@ def test_a_path_end_off_the_lp_goes_to_highs(monkeypatch):
     reference = full_lp(Z, y, 8.0 * u)
     assert objective == pytest.approx(reference, rel=RTOL)
     assert primal_objective(Z, y, 8.0 * u, theta, b) == pytest.approx(reference, rel=RTOL)
+
+
+def _certified_resolves_then_a_fallback(Z, y, costs, rows, monkeypatch):
+    """A BoundaryLP: the root along its cost path and re-solves with the sign rows
+    ``rows[:1]``, ``rows[:2]``, ... certified by the check, then the check made to fail
+    on the last re-solve (all of ``rows``), which goes to HiGHS."""
+    lp = BoundaryLP(Z, y)
+    lp.solve(costs)
+    for count in range(1, len(rows)):
+        lp.set_sign_rows(rows[:count], MARGIN)
+        assert lp.solve() is not None
+    certified = lp.stats.self_certified
+    with monkeypatch.context() as patch:
+        patch.setattr(l1svm_lp, "certify_basis", lambda *args: _rejected(*args))
+        lp.set_sign_rows(rows, MARGIN)
+        return lp, certified, lp.solve()
+
+
+def _rejected(*args):
+    return dataclasses.replace(certify_basis(*args), certified=False)
+
+
+def test_a_fallback_after_certified_resolves_is_the_full_optimum(monkeypatch):
+    # the root and three re-solves certified by the check (HiGHS not run), then a re-solve
+    # whose check fails: HiGHS goes on from the rows and basis the certified ends left it
+    # and ends at the full primal's optimum with the sign rows (scipy's HiGHS)
+    Z, y, u = random_problem(3, n=120)
+    costs = 8.0 * u
+    rows = crossing_rows(Z, y, costs, 4)
+    lp, certified, (theta, b, objective) = _certified_resolves_then_a_fallback(
+        Z, y, costs, rows, monkeypatch)
+    assert certified == len(rows) and lp.stats.highs_confirmed == 1
+    reference = full_lp(Z, y, costs, rows)
+    assert objective == pytest.approx(reference, rel=RTOL)
+    assert primal_objective(Z, y, costs, theta, b) == pytest.approx(reference, rel=RTOL)
+    f = Z @ theta + b
+    assert all(s * f[i] >= (0.0 if s > 0 else MARGIN) - 1e-9 for i, s in rows)
