@@ -225,7 +225,7 @@ class HessianBlocks:
     row i, boundary k, coefficient y_ik; phi_ik: row i, boundaries k and k+1, +1 and -1),
     whatever the rest of the face.  A round changes a few hundred of a face's thousands
     of variables, so the blocks H_kk and H_k+1,k of the variables that stay (named by
-    the keys of :meth:`_Face.labelled_blocks`) are copied from the last round and only
+    the keys of :attr:`_Face.labelled_blocks`) are copied from the last round and only
     the rows and columns of the new variables are computed (:func:`_cross_hessian` on
     them).  Every entry is then the same sum of the same products as when computed
     afresh, so the kept blocks equal the fresh ones bit for bit as long as K_SS gives
@@ -264,7 +264,7 @@ class HessianBlocks:
     def blocks(self, face, K_SS):
         """(diagonal, below): H_kk and H_k+1,k over the face's :meth:`_Face.blocks`, K_SS
         the kernel block over its rows."""
-        labelled = face.labelled_blocks()
+        labelled = face.labelled_blocks
         diagonal = [self._block(face, K_SS, a, a) for a in labelled]
         below = [self._block(face, K_SS, low, up) for up, low in zip(labelled, labelled[1:])]
         return diagonal, below
@@ -319,7 +319,6 @@ class _Face:
                         np.r_[Y[ia, ka], np.ones(nphi), -np.ones(nphi)])
         self.lower = np.zeros(self.size)
         self.upper = np.r_[U[ia, ka], np.full(nphi + self.kg.size, np.inf)]
-        self._labelled = None  # labelled_blocks, found on first use
 
     def unmask(self, which, free):
         """Clear the free masks of the face's variables ``which``; returns how many."""
@@ -363,23 +362,21 @@ class _Face:
         """Variables by boundary block: the alphas of boundary k with the phis between
         k and k+1, then the gammas (which move no Omega).  H couples a block only with
         its neighbours (phi_k meets boundaries k and k+1), so it is block tridiagonal."""
-        return [block for _, block, _ in self.labelled_blocks()]
+        return [block for _, block, _ in self.labelled_blocks]
 
+    @functools.cached_property
     def labelled_blocks(self):
         """(label, block, keys) of the non-empty :meth:`blocks`: label k for boundary k
         (m for the gammas), and keys naming the block's variables whatever the face
         (alpha_ik: i, phi_ik: n + i, gamma_k: k; increasing along the block).  A face
         does not change once built, so they are found once."""
-        if self._labelled is not None:
-            return self._labelled
         na, (ia, ka), (ip, kp) = self.alpha_index[0].size, self.alpha_index, self.phi_index
         out = []
         for k in range(self.m):
             alphas, phis = np.flatnonzero(ka == k), np.flatnonzero(kp == k)
             out.append((k, np.r_[alphas, na + phis], np.r_[ia[alphas], self.n + ip[phis]]))
         out.append((self.m, self.n_omega + np.arange(self.kg.size), self.kg))
-        self._labelled = [(label, block, keys) for label, block, keys in out if block.size]
-        return self._labelled
+        return [(label, block, keys) for label, block, keys in out if block.size]
 
     def block_factor(self, K_SS, proximal=0.0, kept=None):
         """:class:`BlockTridiagonalCholesky` of H + proximal I + delta I over :meth:`blocks`
