@@ -69,7 +69,6 @@ from nordicstats.solvers.decomposition import (
 )
 from nordicstats.solvers.polish import KernelRows, dual_expansion, face_size, polish_step
 from nordicstats.solvers.smo_core import RowCache, smo_loop
-from nordicstats.solvers.working_set import working_set_step
 
 __all__ = ["solve_smo", "default_cache_mb", "CACHE_CAP_MB", "SHRINKING_MIN_ROWS"]
 
@@ -100,7 +99,7 @@ LAST_PHASE_TOL = 1e-5
 
 
 def solve_smo(problem, start="zero", warm_start=None, cache_mb=None,
-              max_iter=None, libsvm_tol=1e-3, polish=True, shrinking=None, working_set=None):
+              max_iter=None, libsvm_tol=1e-3, polish=True, shrinking=None):
     """Solve BSVM or NORDIC-1 (``noncrossing="separate"``) by SMO to the certificate.
 
     Parameters
@@ -160,15 +159,13 @@ def solve_smo(problem, start="zero", warm_start=None, cache_mb=None,
     shrinking = n >= SHRINKING_MIN_ROWS if shrinking is None else bool(shrinking)
     tol, steps, status, last_phase = POLISH_FIRST_TOL if polish else FIRST_TOL, 0, "optimal", False
     polishes, steps_since_polish, kernel_rows = [], 0, KernelRows(problem.gram)
-    ws_rows, ws_log = KernelRows(problem.gram, max_mb=64.0), []
     tiers = []  # (pair tolerance, phi tolerance, SMO steps, face size) of each loop run
     while True:
         # noncrossing residuals: as loose as the pairs until the gap is reached, then
         # to half of the certificate's violation tolerance (a last short phase)
         tol_phi = VIOLATION_TOL / 2 if last_phase else tol
-        it, code, violation = _run_loop(problem, Y, U, alpha, phi, gamma, G, diag, chain, tol,
-                                        tol_phi, budget - steps, shrinking, cache, working_set,
-                                        ws_rows, ws_log)
+        it, code, violation = smo_loop(Y, U, alpha, phi, gamma, G, diag, chain, chain, tol,
+                                       tol_phi, budget - steps, shrinking, *cache.arrays())
         steps += it
         tiers.append((tol, tol_phi, int(it), face_size(problem, alpha.T, phi.T, gamma)))
         if code != 0:
@@ -216,27 +213,7 @@ def solve_smo(problem, start="zero", warm_start=None, cache_mb=None,
               "shrinking": {"dropped": shrunk, "reconstructions": rebuilt},
               "active_noncrossing": int(np.sum(phi > 0)) + int(np.sum(gamma > 0)),
               "polish": [dataclasses.asdict(step) for step in polishes],
-              "polish_kernel_rows": kernel_rows.computed, "tiers": tiers,
-              "working_set_steps": len(ws_log),
-              "working_set_taken": int(sum(change < 0 for change in ws_log))})
-
-
-def _run_loop(problem, Y, U, alpha, phi, gamma, G, diag, chain, tol, tol_phi, budget,
-              shrinking, cache, working_set, ws_rows, ws_log):
-    """The compiled loop to the tolerances; with ``working_set`` (steps) a working-set
-    step after every that many SMO steps."""
-    if not working_set or not chain:
-        return smo_loop(Y, U, alpha, phi, gamma, G, diag, chain, chain, tol, tol_phi, budget,
-                        shrinking, *cache.arrays())
-    total = 0
-    while True:
-        chunk = min(int(working_set), budget - total)
-        it, code, violation = smo_loop(Y, U, alpha, phi, gamma, G, diag, chain, chain, tol,
-                                       tol_phi, chunk, shrinking, *cache.arrays())
-        total += it
-        if code == 0 or total >= budget:
-            return total, code, violation
-        ws_log.append(working_set_step(problem, alpha.T, phi.T, gamma, G.T, ws_rows))
+              "polish_kernel_rows": kernel_rows.computed, "tiers": tiers})
 
 
 def default_cache_mb(n, cap_mb=CACHE_CAP_MB):
