@@ -96,7 +96,6 @@ ROUND_COST = 2.0
 # while polishing, the pair tolerance at which the last phase (noncrossing residuals to
 # half the certificate's tolerance) may start, as without polishing
 LAST_PHASE_TOL = 1e-5
-STALL_WORK, STALL_CHUNK = 0, 100_000
 
 
 def solve_smo(problem, start="zero", warm_start=None, cache_mb=None,
@@ -165,24 +164,10 @@ def solve_smo(problem, start="zero", warm_start=None, cache_mb=None,
         # noncrossing residuals: as loose as the pairs until the gap is reached, then
         # to half of the certificate's violation tolerance (a last short phase)
         tol_phi = VIOLATION_TOL / 2 if last_phase else tol
-        stall = polish and STALL_WORK and not last_phase and len(polishes) < MAX_POLISH_ROUNDS
-        limit = min(budget - steps, STALL_CHUNK) if stall else budget - steps
         it, code, violation = smo_loop(Y, U, alpha, phi, gamma, G, diag, chain, chain, tol,
-                                       tol_phi, limit, shrinking, *cache.arrays())
+                                       tol_phi, budget - steps, shrinking, *cache.arrays())
         steps += it
         tiers.append((tol, tol_phi, int(it), face_size(problem, alpha.T, phi.T, gamma)))
-        if code != 0 and steps < budget:
-            # a long run at one tolerance: polish once its work reaches STALL_WORK times
-            # a polishing step's expected cost, then go on at the same tolerance
-            steps_since_polish += it
-            work = _polish_work(problem, alpha, phi, gamma)
-            if steps_since_polish * n >= STALL_WORK * work:
-                rounds = EXPECTED_ROUNDS * steps_since_polish * n / work if work else None
-                polishes.append(_polish(problem, alpha, phi, gamma, G, kernel_rows, rounds))
-                steps_since_polish = 0
-                if _meets_certificate(problem, alpha.T, phi.T, G.T):
-                    break
-            continue
         if code != 0:
             status = "iteration_limit"
             break
