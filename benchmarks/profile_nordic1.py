@@ -12,6 +12,11 @@ model passes them above ``DENSE_GRAM_MAX_ROWS``):
   phi > 0, gamma > 0) changed since the last stop are counted and a polishing step is
   tried as a probe (never taken: the SMO path is the one without probes).  It says how
   many steps before the tolerance's end the face could have been polished.
+* ``--mode revisits``: the loop to the first pair tolerance (1e-2) without shrinking,
+  stopped every ``--chunk`` steps; printed: the alphas, phis and rows that moved per
+  chunk.  If the cross-boundary and phi steps zig-zagged on few variables, a working set
+  of those variables solved at once would replace many steps; the counts say how many
+  distinct variables a run of steps moves.
 
 Run ``python benchmarks/profile_nordic1.py --design overlap --n 5000 --K 5 --C 16``.
 """
@@ -104,13 +109,41 @@ def probe(problem, chunk):
             break
 
 
+def revisits(problem, chunk):
+    """Distinct alphas, phis and rows moved per ``chunk`` SMO steps up to the first pair
+    tolerance (no shrinking: the same path in chunks as in one run)."""
+    n, m = problem.signs.shape
+    Y = np.ascontiguousarray(problem.signs.T, dtype=float)
+    U = np.ascontiguousarray(problem.upper_bounds.T, dtype=float)
+    alpha, phi, gamma = np.zeros((m, n)), np.zeros((m - 1, n)), np.zeros(m - 1)
+    G = np.zeros((m, n))
+    cache = smo._row_cache(problem.gram, smo.default_cache_mb(n))
+    diag, total, moved = cache.diagonal(), 0, []
+    tol = smo.POLISH_FIRST_TOL
+    while True:
+        before = alpha.copy(), phi.copy()
+        it, code, _ = smo.smo_loop(Y, U, alpha, phi, gamma, G, diag, True, True, tol, tol,
+                                   chunk, False, *cache.arrays())
+        total += it
+        alphas, phis = alpha != before[0], phi != before[1]
+        rows = np.any(alphas, axis=0) | np.any(phis, axis=0)
+        moved.append((int(alphas.sum()), int(phis.sum()), int(rows.sum())))
+        if code == 0:
+            break
+    alphas, phis, rows = np.mean(moved[:-1] or moved, axis=0)
+    steps = cache.counters[3:6]
+    print(f"  {total:,} steps to pair tolerance {tol:.0e} (pairs {steps[0]:,}, cross pairs "
+          f"{steps[1]:,}, phi steps {steps[2]:,}); per {chunk:,} steps {alphas:.1f} alphas, "
+          f"{phis:.1f} phis moved, on {rows:.1f} rows")
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--design", default="overlap")
     parser.add_argument("--n", type=int, default=5000)
     parser.add_argument("--K", type=int, default=5)
     parser.add_argument("--C", type=float, default=16.0)
-    parser.add_argument("--mode", choices=("tiers", "probe"), default="tiers")
+    parser.add_argument("--mode", choices=("tiers", "probe", "revisits"), default="tiers")
     parser.add_argument("--chunk", type=int, default=100_000)
     parser.add_argument("--rounds", type=int, default=polish.ACTIVE_SET_ROUNDS,
                         help="active-set rounds of a probe")
@@ -121,6 +154,8 @@ def main():
     print(f"{args.design}, n = {args.n:,}, K = {args.K}, C = {args.C:g}")
     if args.mode == "tiers":
         show_tiers(problem)
+    elif args.mode == "revisits":
+        revisits(problem, args.chunk)
     else:
         probe(problem, args.chunk)
 
