@@ -348,7 +348,8 @@ def test_block_factor_and_dense_factor_give_the_same_path_and_optimum(n, K, C, s
     block = solve_smo(problem)
     monkeypatch.setattr(_Face, "block_factor",
                         lambda face, K_SS, proximal=0.0, kept=None: DenseCholesky(
-                            _cross_hessian(face, face, K_SS) + proximal * np.eye(face.size)))
+                            _cross_hessian(face, np.arange(face.size), np.arange(face.size), K_SS)
+                            + proximal * np.eye(face.size)))
     dense = solve_smo(problem)
     assert block.status == dense.status == "optimal"
     assert block.iterations == dense.iterations
