@@ -377,6 +377,10 @@ def test_face_hessian_blocks_equal_its_definition_bit_for_bit():
         some, others = (np.sort(rng.choice(face.size, 40, replace=False)) for _ in range(2))
         np.testing.assert_array_equal(_cross_hessian(face, some, others, K_SS),
                                       H[np.ix_(some, others)])
+        # K_SS column-major, as the kept kernel rows give it: gathered through K_SS'
+        by_columns = _cross_hessian(face, some, others, np.asfortranarray(K_SS))
+        np.testing.assert_array_equal(by_columns, H[np.ix_(some, others)])
+        assert by_columns.flags.c_contiguous
         # M v and M' W (np.bincount) against the dense M
         v, W = rng.normal(size=face.size), rng.normal(size=(face.rows.size, face.m))
         np.testing.assert_allclose(face.omega(v).T.ravel(), M @ v, rtol=0, atol=1e-13)
