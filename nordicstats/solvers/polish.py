@@ -49,8 +49,8 @@ whose KKT condition fails are released.
 When nothing changes, the face optimum satisfies every KKT condition of the dual: it is
 the optimum (:attr:`PolishStep.converged`).  When the changes stop shrinking, or the
 first round changes more than a quarter of the face, the guess is abandoned, and
-proximal-point steps follow: the same active set on the dual plus rho/2 ||v -
-v_centre||^2, whose optimum (dual feasible, lower dual objective) becomes the next
+proximal-point steps follow: the same active set on the dual plus
+rho/2 ||v - v_centre||^2, whose optimum (dual feasible, lower dual objective) becomes the next
 centre, from which the active set on the dual is tried again (under heavy class overlap
 the faces are numerically singular and the face optima of the dual itself move hundreds
 of variables across their bounds in every round).  The caller decides whether to take
