@@ -13,6 +13,7 @@ import dataclasses
 import numpy as np
 import pandas as pd
 import pytest
+import scipy.linalg
 from primal_reference import solve_primal
 from test_smo import OBJ_RTOL, design, rbf_problem
 
@@ -77,6 +78,15 @@ def kkt_residuals(problem, res):
         "binding rows touch": np.max(np.abs(touching), initial=0.0),
         "no crossing": np.max(G[:, 1:] - G[:, :-1], initial=0.0),
     }
+
+
+def dense_hessian(face, K_SS):
+    """H = M' (I (x) K_SS) M formed from its definition (M: the face's entries of Omega
+    as a dense (|S| (K-1), size) matrix), and M."""
+    var, row, bound, coef = face.entries
+    M = np.zeros((face.rows.size * face.m, face.size))
+    M[bound * face.rows.size + row, var] = coef
+    return M.T @ np.kron(np.eye(face.m), K_SS) @ M, M
 
 
 @pytest.mark.parametrize("n,K,C,seed", LARGE_C)
@@ -314,10 +324,7 @@ def test_face_hessian_is_block_tridiagonal_and_its_factor_solves_the_dense_syste
     face = _Face(problem.signs, problem.upper_bounds, *free)
     assert face.size > 100 and (method == "bsvm" or face.phi_index[0].size > 10)
     K_SS = problem.gram[np.ix_(face.rows, face.rows)]
-    var, row, bound, coef = face.entries
-    M = np.zeros((face.rows.size * face.m, face.size))
-    M[bound * face.rows.size + row, var] = coef
-    H = M.T @ np.kron(np.eye(face.m), K_SS) @ M
+    H = dense_hessian(face, K_SS)[0]
     blocks = face.blocks()
     assert sorted(np.concatenate(blocks)) == list(range(face.size))
     for k, block in enumerate(blocks):
@@ -338,6 +345,83 @@ def test_face_hessian_is_block_tridiagonal_and_its_factor_solves_the_dense_syste
     assert np.abs(P @ block - r).max() <= 1e-6 * scale
 
 
+def large_c_and_overlap_faces():
+    """Faces of SMO points with free alphas, positive phis and positive gammas: large C
+    (LARGE_C) and heavy overlap (OVERLAP, the loose point at a pair tolerance of 1)."""
+    problem = rbf_problem(80, 6, 16.0, seed=2)
+    mult = solve_smo(problem, polish=False).multipliers
+    points = [(problem, mult["alpha"], mult["phi"], mult["gamma"])]
+    overlap = overlap_problem(*OVERLAP[1])
+    points.append((overlap, *smo_point(overlap, 1.0)[:3]))
+    for problem, alpha, phi, gamma in points:
+        free = _interior_masks(problem.upper_bounds, alpha, phi, gamma)
+        yield problem, _Face(problem.signs, problem.upper_bounds, *free)
+
+
+def test_face_hessian_blocks_equal_its_definition_bit_for_bit():
+    # the blocks of H (one gather of K_SS times C C') against M' (I (x) K_SS) M formed
+    # densely: every entry is K_ij times a small integer, so they agree exactly -- the
+    # numbers of the sum over boundaries the polishing computed before
+    gammas = 0
+    for problem, face in large_c_and_overlap_faces():
+        assert face.phi_index[0].size > 5
+        gammas += face.kg.size
+        K_SS = problem.gram[np.ix_(face.rows, face.rows)]
+        H, M = dense_hessian(face, K_SS)
+        blocks = face.blocks()
+        for first in blocks:
+            for second in blocks:
+                np.testing.assert_array_equal(_cross_hessian(face, first, second, K_SS),
+                                              H[np.ix_(first, second)])
+        rng = np.random.default_rng(3)
+        some, others = (np.sort(rng.choice(face.size, 40, replace=False)) for _ in range(2))
+        np.testing.assert_array_equal(_cross_hessian(face, some, others, K_SS),
+                                      H[np.ix_(some, others)])
+        # K_SS column-major, as the kept kernel rows give it: gathered through K_SS'
+        by_columns = _cross_hessian(face, some, others, np.asfortranarray(K_SS))
+        np.testing.assert_array_equal(by_columns, H[np.ix_(some, others)])
+        assert by_columns.flags.c_contiguous
+        # M v and M' W (np.bincount) against the dense M
+        v, W = rng.normal(size=face.size), rng.normal(size=(face.rows.size, face.m))
+        np.testing.assert_allclose(face.omega(v).T.ravel(), M @ v, rtol=0, atol=1e-13)
+        np.testing.assert_allclose(face.transpose_omega(W), M.T @ W.T.ravel(), rtol=0,
+                                   atol=1e-13)
+    assert gammas > 0  # a block of tied intercepts, which moves no Omega
+
+
+@pytest.mark.parametrize("shift", [0.0, 0.01])
+def test_block_factor_equals_the_scipy_factor_and_the_dense_solve(shift):
+    # the block factor (one column-major copy, potrf in place, trtrs) against the same
+    # block Thomas algorithm through scipy.linalg.cholesky / solve_triangular (the
+    # factor's blocks bit for bit) and against a dense solve of H + shift I + delta I
+    for problem, face in large_c_and_overlap_faces():
+        K_SS = problem.gram[np.ix_(face.rows, face.rows)]
+        factor = face.block_factor(K_SS, proximal=shift)
+        H = dense_hessian(face, K_SS)[0]
+        blocks = face.blocks()
+        diagonal = [H[np.ix_(b, b)] + shift * np.eye(b.size) for b in blocks]
+        delta = polish._proximal_delta(np.concatenate([np.diag(D) for D in diagonal]))
+        assert factor.delta == delta
+        last = None
+        for k, (block, D) in enumerate(zip(blocks, diagonal)):
+            D = D + delta * np.eye(block.size)
+            if k:
+                below = H[np.ix_(block, blocks[k - 1])]
+                C = scipy.linalg.solve_triangular(last, below.T, lower=True).T
+                np.testing.assert_array_equal(factor.coupling[k], C)
+                D -= C @ C.T
+            last = scipy.linalg.cholesky(D, lower=True)
+            np.testing.assert_array_equal(factor.chol[k], last)
+        B = np.random.default_rng(4).normal(size=(face.size, 3))
+        shifted = H + (shift + delta) * np.eye(face.size)
+        if shift:  # strongly convex: the solutions themselves agree
+            np.testing.assert_allclose(factor.solve(B), np.linalg.solve(shifted, B),
+                                       rtol=1e-10, atol=1e-12)
+        # with delta alone the face is nearly singular (1/delta ~ 1e9): the residuals
+        assert np.abs(shifted @ factor.solve(B) - B).max() <= 1e-6 * np.abs(B).max()
+        assert np.abs(shifted @ factor.solve(B[:, 1]) - B[:, 1]).max() <= 1e-6 * np.abs(B).max()
+
+
 @pytest.mark.parametrize("n,K,C,seed", LARGE_C[:2])
 def test_block_factor_and_dense_factor_give_the_same_path_and_optimum(n, K, C, seed,
                                                                       always_polish,
@@ -348,7 +432,7 @@ def test_block_factor_and_dense_factor_give_the_same_path_and_optimum(n, K, C, s
     block = solve_smo(problem)
     monkeypatch.setattr(_Face, "block_factor",
                         lambda face, K_SS, proximal=0.0, kept=None: DenseCholesky(
-                            _cross_hessian(face, face, K_SS) + proximal * np.eye(face.size)))
+                            dense_hessian(face, K_SS)[0] + proximal * np.eye(face.size)))
     dense = solve_smo(problem)
     assert block.status == dense.status == "optimal"
     assert block.iterations == dense.iterations
@@ -618,3 +702,24 @@ def test_kept_hessian_blocks_give_the_same_path_and_the_primal_optimum(n, K, C, 
         G = problem.gram @ kept.dual_coef
         assert np.ptp(kept.intercept) <= 1e-8
         assert np.sum(np.abs(G[:, :-1] - G[:, 1:]) <= 1e-8) >= 30
+
+
+@pytest.mark.parametrize("case", OVERLAP)
+def test_an_active_set_whose_first_round_changes_a_quarter_of_its_face_is_given_up(case,
+                                                                                 monkeypatch):
+    # from the loose SMO point (pair tolerance 1) the first round changes 206 of 299,
+    # 408 of 203, 146 of 343 variables: given up at once, the proximal steps go on from
+    # the same centre as after the rounds that would have followed, to the optimum
+    problem = overlap_problem(*case)
+    alpha, phi, gamma, G = smo_point(problem, 1.0)
+    b = intercepts_by_pooling(problem, G)
+    given_up, candidate = polish_step(problem, alpha, phi, gamma, G, b)
+    quarter = polish.FIRST_ROUND_CHANGES
+    monkeypatch.setattr(polish, "FIRST_ROUND_CHANGES", None)
+    kept_on, _ = polish_step(problem, alpha, phi, gamma, G, b)
+    assert given_up.changes[0] == kept_on.changes[0] > quarter * given_up.size
+    assert given_up.rounds < kept_on.rounds
+    assert kept_on.changes[-len(given_up.changes) + 1:] == given_up.changes[1:]
+    assert given_up.converged and given_up.proximal == kept_on.proximal == 1
+    assert -dual_objective(problem, candidate["alpha"], candidate["phi"]) == pytest.approx(
+        solve_primal(problem), rel=OBJ_RTOL)

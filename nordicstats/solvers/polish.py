@@ -46,15 +46,16 @@ The face is guessed from the SMO point (the variables strictly inside their boun
 and corrected by a primal-dual active set (Hintermueller, Ito & Kunisch 2002): after
 each face optimum, free variables past a bound are fixed at it and bounded variables
 whose KKT condition fails are released.
-When nothing changes, the face optimum satisfies every KKT condition of the dual: it
-is the optimum (:attr:`PolishStep.converged`).  When the changes stop shrinking the
-guess is abandoned, and proximal-point steps follow: the same active set on the dual
-plus rho/2 ||v - v_centre||^2, whose optimum (dual feasible, lower dual objective)
-becomes the next centre, from which the active set on the dual is tried again (under
-heavy class overlap the faces are numerically singular and the face optima of the dual
-itself move hundreds of variables across their bounds in every round).  The caller
-decides whether to take the candidate; the SMO loop continues from its own point
-otherwise.  Design and measurements: docs/notes/scaling.md.
+When nothing changes, the face optimum satisfies every KKT condition of the dual: it is
+the optimum (:attr:`PolishStep.converged`).  When the changes stop shrinking, or the
+first round changes more than a quarter of the face, the guess is abandoned, and
+proximal-point steps follow: the same active set on the dual plus
+rho/2 ||v - v_centre||^2, whose optimum (dual feasible, lower dual objective) becomes the next
+centre, from which the active set on the dual is tried again (under heavy class overlap
+the faces are numerically singular and the face optima of the dual itself move hundreds
+of variables across their bounds in every round).  The caller decides whether to take
+the candidate; the SMO loop continues from its own point otherwise.  Design and
+measurements: docs/notes/scaling.md.
 """
 
 from __future__ import annotations
@@ -65,6 +66,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 import scipy.linalg
+import scipy.linalg.lapack
 
 from nordicstats.kernels import KernelMatrix, gram_block
 
@@ -120,6 +122,16 @@ PROXIMAL_STEPS, PROXIMAL_FIRST, PROXIMAL_FACTOR, PROXIMAL_FAILURES = 8, 1e-2, 10
 # that do not wander or grow (816, 845, 679, 800, 772, 810, 810, 1010, ... at overlap,
 # n = 5,000, K = 7, C = 1; 1388, 2585, 1051, 1188, 1451, 1811, ... at K = 5, C = 16)
 PROXIMAL_PATIENCE = 3
+# An active set on the dual is abandoned after its first round when that round changes
+# more than this fraction of its first face (None: never; the SETTLING rule would end it
+# after the second: 5840, 7703; 4988, 6059 at overlap, n = 5,000, K = 7, C = 1).  The
+# round saved leaves room in the budget of rounds for a proximal step.  Measured in one
+# process (CPU time, with / without): overlap, n = 1,000, K = 7, the C grid 7.80 / 8.75 s
+# (1.12x; SMO steps 10,784 / 14,620 at C = 2^-4, 8,425 / 18,746 at 2^-3); n = 1,000,
+# likert, rare and overlap, K = 5 and 7, 54 fits: 9.93 / 10.44 s, 609,220 / 647,028
+# steps (13 paths changed, overlap K = 5, C = 2^-2 6,102 / 3,826 steps); n = 5,000,
+# overlap K = 7, C = 2^-4 6.25 / 8.93 s, C = 1 21.0 / 22.9 s, K = 5, C = 2^4 21.0 / 20.8 s
+FIRST_ROUND_CHANGES = 0.25
 # Largest face polished: its KKT matrix and Cholesky factor take 8 size^2 bytes each
 # (200 MB at 5,000) and a factorisation ~size^3 / 3 flops (seconds at 5,000)
 MAX_FACE_SIZE = 5000
@@ -190,31 +202,34 @@ class PolishStep:
     proximal: int = 0
 
 
-def _cross_hessian(first, second, K_block):
-    """M_first' (I (x) K_block) M_second: the Hessian between the variables of two faces
-    (or blocks of one; ``entries``, ``size`` and ``m`` as in :class:`_Face`, K_block = K
-    over the rows of both), boundary by boundary (a variable meets a boundary once)."""
-    var, row, bound, coef = first.entries
-    o_var, o_row, o_bound, o_coef = second.entries
-    H = np.zeros((first.size, second.size))
-    for k in range(first.m):
-        on, o_on = bound == k, o_bound == k
-        H[np.ix_(var[on], o_var[o_on])] += (K_block[np.ix_(row[on], o_row[o_on])]
-                                            * np.outer(coef[on], o_coef[o_on]))
+def _cross_hessian(face, first, second, K_SS):
+    """H[first][:, second] of a face (index arrays of its variables), H = M' (I (x) K_SS) M.
+
+    A variable moves Omega on one row only (alpha_ik and phi_ik: row i; gamma: none), so
+    H_uv = K(x_{r_u}, x_{r_v}) sum_k c_uk c_vk, i.e. H = K_SS[r, r'] * (C C') with C the
+    variables' coefficients by boundary (:attr:`_Face.layout`): one gather of K_SS
+    (:func:`_gather`) and one product of rank K-1.  The coefficients are +-1 and a variable
+    meets at most two boundaries, so C C' holds small integers and every entry is
+    K_ij c (c in {0, +-1, +-2}) exactly: the same numbers, bit for bit, as the sum of
+    the boundaries' terms K_ij c_uk c_vk in any order.
+    """
+    rows, coefficients = face.layout
+    if not K_SS.size:  # only gammas: they move no Omega
+        return np.zeros((len(first), len(second)))
+    H = _gather(K_SS, rows[first], rows[second])
+    H *= coefficients[first] @ coefficients[second].T
     return H
 
 
-class _Subface:
-    """Some variables of a face (an index array ``block``) with their entries of M,
-    rows local to the face's rows S (so that K_SS serves every block)."""
-
-    def __init__(self, face, block):
-        var, row, bound, coef = face.entries
-        local = np.full(face.size, -1)
-        local[block] = np.arange(block.size)
-        on = local[var] >= 0
-        self.m, self.size = face.m, block.size
-        self.entries = (local[var[on]], row[on], bound[on], coef[on])
+def _gather(K, rows, cols):
+    """K[rows][:, cols] as a C-contiguous array: by ``take`` along the rows, then the
+    columns, of whichever of K and K' is C-contiguous (the kept kernel rows give K_SS
+    as the transpose of a gather, column-major: ``take`` along its rows would stride,
+    6.5x slower than an ``np.ix_`` gather of 500 x 520 of 2,400 rows; through K' 1.7x
+    faster than that).  Copies only: the same numbers."""
+    if K.flags.f_contiguous and not K.flags.c_contiguous:
+        return np.ascontiguousarray(K.T.take(cols, axis=0).take(rows, axis=1).T)
+    return K.take(rows, axis=0).take(cols, axis=1)
 
 
 class HessianBlocks:
@@ -276,7 +291,7 @@ class HessianBlocks:
         keep = self.keep and min(row_keys.size, col_keys.size) >= self.min_block
         old = self.kept.pop(label, None) if keep else None
         if old is None:
-            H = _cross_hessian(_Subface(face, row_block), _Subface(face, col_block), K_SS)
+            H = _cross_hessian(face, row_block, col_block, K_SS)
             self.computed += H.size
         else:
             old_rows, old_cols, old_H = old
@@ -288,10 +303,9 @@ class HessianBlocks:
             source = np.where(col_in, np.searchsorted(old_cols, col_keys), 0)
             H[row_in] = old_H.take(np.searchsorted(old_rows, row_keys[row_in]),
                                    axis=0).take(source, axis=1)
-            H[~row_in] = _cross_hessian(_Subface(face, row_block[~row_in]),
-                                        _Subface(face, col_block), K_SS)
-            H[np.ix_(row_in, ~col_in)] = _cross_hessian(
-                _Subface(face, row_block[row_in]), _Subface(face, col_block[~col_in]), K_SS)
+            H[~row_in] = _cross_hessian(face, row_block[~row_in], col_block, K_SS)
+            H[np.ix_(row_in, ~col_in)] = _cross_hessian(face, row_block[row_in],
+                                                        col_block[~col_in], K_SS)
             new = int((~row_in).sum()) * col_keys.size + int(row_in.sum() * (~col_in).sum())
             self.computed, self.reused = self.computed + new, self.reused + H.size - new
         if keep:
@@ -342,17 +356,34 @@ class _Face:
 
     def omega(self, v):
         """M v: the (|S|, K-1) entries of Omega on the rows S that v moves."""
-        var, row, bound, coef = self.entries
-        out = np.zeros((self.rows.size, self.m))
-        np.add.at(out, (row, bound), coef * v[var])
-        return out
+        var, _, _, coef = self.entries
+        return np.bincount(self._cells, weights=coef * v[var],
+                           minlength=self.rows.size * self.m).reshape(self.rows.size, self.m)
 
     def transpose_omega(self, W):
         """M' vec(W) for W of shape (|S|, K-1)."""
+        var, _, _, coef = self.entries
+        return np.bincount(var, weights=coef * W.ravel()[self._cells], minlength=self.size)
+
+    @functools.cached_property
+    def _cells(self):
+        """The flat index row * (K-1) + boundary in an (|S|, K-1) array of each entry of M
+        (np.bincount sums the entries of a cell in order, as ``np.add.at`` does, but
+        without its per-element overhead: the same numbers)."""
+        _, row, bound, _ = self.entries
+        return row * self.m + bound
+
+    @functools.cached_property
+    def layout(self):
+        """(r, C): the row r_u of K_SS each variable u moves (0 for a gamma, whose
+        coefficients are 0) and its coefficients C_uk on the boundaries, shape
+        (size, K-1)."""
         var, row, bound, coef = self.entries
-        out = np.zeros(self.size)
-        np.add.at(out, var, coef * W[row, bound])
-        return out
+        rows = np.zeros(self.size, dtype=np.intp)
+        rows[var] = row
+        coefficients = np.zeros((self.size, self.m))
+        coefficients[var, bound] = coef
+        return rows, coefficients
 
     def hessian_product(self, K_SS, x):
         """H x = M' vec(K_SS (M x)) without forming H."""
@@ -383,8 +414,7 @@ class _Face:
         (the blocks of H from ``kept``, a :class:`HessianBlocks`, when given)."""
         kept = HessianBlocks(keep=False) if kept is None else kept
         diagonal, below = kept.blocks(self, K_SS)
-        diagonal = [D + proximal * np.eye(D.shape[0]) for D in diagonal]
-        return BlockTridiagonalCholesky(self.blocks(), diagonal, below)
+        return BlockTridiagonalCholesky(self.blocks(), diagonal, below, shift=proximal)
 
     def equality_rows(self, Y):
         """A (K-1, size): y_ik for alpha_ik in row k; +1, -1 in rows k, k+1 for gamma_k."""
@@ -505,7 +535,9 @@ def _active_set(problem, start, intercepts, kernel_rows, proximal=0.0, kept=None
     After each face optimum, free variables past a bound are fixed at it and bounded
     variables whose KKT condition (of the dual itself) fails are released; it ends when
     nothing changes (``converged``), when the changes stop shrinking (by
-    :data:`SETTLING`, unless at most :data:`FEW_CHANGES`; for the proximal problem, whose
+    :data:`SETTLING`, unless at most :data:`FEW_CHANGES`, or on the dual after a first round
+    that changed more than :data:`FIRST_ROUND_CHANGES` of the face; for the proximal
+    problem, whose
     rounds shrink unevenly, after :data:`PROXIMAL_PATIENCE` rounds without fewer changes
     than the fewest so far), or after :data:`ACTIVE_SET_ROUNDS` rounds.  ``best``
     is the face optimum inside the box of lowest objective (of the proximal problem
@@ -567,7 +599,9 @@ def _active_set(problem, start, intercepts, kernel_rows, proximal=0.0, kept=None
             fewest, since_fewest = changes, 0
         since_fewest += 1
         if changes > FEW_CHANGES and (since_fewest > PROXIMAL_PATIENCE if proximal
-                                      else changes > SETTLING * last_changes):
+                                      else changes > SETTLING * last_changes or (
+                                          run.rounds == 1 and FIRST_ROUND_CHANGES is not None
+                                          and changes > FIRST_ROUND_CHANGES * run.size)):
             break  # the active set is not settling: the guess was too far off
         last_changes = changes
         for mask, more in zip(free, release, strict=True):
@@ -760,51 +794,72 @@ class DenseCholesky:
 
 
 class BlockTridiagonalCholesky:
-    """Cholesky factor of a block tridiagonal M = H + delta I.
+    """Cholesky factor of a block tridiagonal M = H + shift I + delta I.
 
     With the blocks B_1, ..., B_q (index arrays partitioning the variables) and
     M_kl = 0 for |k - l| > 1, M = L L' with L block lower bidiagonal:
     L_kk L_kk' = M_kk - C_k C_k', C_k+1 = M_k+1,k L_kk^-T (block Thomas algorithm,
     Golub & Van Loan 2013, Section 4.5.1): for q blocks of b variables about 7/3 q b^3
     flops (a factor, a triangular solve and a product per block) instead of (q b)^3 / 3,
-    and no dense H.
+    and no dense H.  Each diagonal block is copied once, in LAPACK's column-major
+    layout, and factorised in place (``potrf``); the triangular solves call ``trtrs``
+    directly: the numbers of ``scipy.linalg.cholesky`` and ``solve_triangular``
+    without their copies and checks.
 
     Parameters
     ----------
     blocks : list of array of int
     diagonal : list of ndarray
-        H_kk.
+        H_kk (not modified).
     below : list of ndarray
         H_k+1,k (q - 1 of them).
+    shift : float, optional
+        Added to the diagonal before delta (a proximal term); default 0.
     """
 
-    def __init__(self, blocks, diagonal, below):
+    def __init__(self, blocks, diagonal, below, shift=0.0):
         self.blocks, self.size = blocks, int(sum(b.size for b in blocks))
-        self.delta = _proximal_delta(np.concatenate([np.diag(D) for D in diagonal]))
+        shifted = [np.diag(D) + shift for D in diagonal]
+        self.delta = _proximal_delta(np.concatenate(shifted))
         self.chol, self.coupling = [], [None]
-        for k, D in enumerate(diagonal):
-            D = D + self.delta * np.eye(D.shape[0])
+        for k, (D, d) in enumerate(zip(diagonal, shifted, strict=True)):
+            M = np.array(D, order="F")
+            np.fill_diagonal(M, d + self.delta)
             if k:
-                C = scipy.linalg.solve_triangular(self.chol[-1], below[k - 1].T, lower=True,
-                                                  check_finite=False).T
+                C = _triangular_solve(self.chol[-1], below[k - 1].T).T
                 self.coupling.append(C)
-                D -= C @ C.T
-            self.chol.append(scipy.linalg.cholesky(D, lower=True, check_finite=False))
+                M -= C @ C.T
+            L, info = _POTRF(M, lower=1, overwrite_a=1, clean=1)
+            if info:
+                raise np.linalg.LinAlgError(f"block {k} of the face's Hessian is not positive "
+                                            f"definite (LAPACK potrf info {info})")
+            self.chol.append(L)
 
     def solve(self, B):
         """M^-1 B (B of shape (size,) or (size, r))."""
-        tri = functools.partial(scipy.linalg.solve_triangular, lower=True, check_finite=False)
         y = []
         for k, block in enumerate(self.blocks):
             rhs = B[block] if not k else B[block] - self.coupling[k] @ y[-1]
-            y.append(tri(self.chol[k], rhs))
+            y.append(_triangular_solve(self.chol[k], rhs))
         out = np.empty_like(B, dtype=float)
         x = None
         for k in range(len(self.blocks) - 1, -1, -1):
             rhs = y[k] if x is None else y[k] - self.coupling[k + 1].T @ x
-            x = tri(self.chol[k], rhs, trans="T")
+            x = _triangular_solve(self.chol[k], rhs, transpose=True)
             out[self.blocks[k]] = x
         return out
+
+
+_POTRF, _TRTRS = scipy.linalg.lapack.dpotrf, scipy.linalg.lapack.dtrtrs
+
+
+def _triangular_solve(L, B, transpose=False):
+    """L^-1 B (L' ^-1 B when ``transpose``) for a column-major lower triangular L: LAPACK's
+    ``trtrs``, as ``scipy.linalg.solve_triangular`` calls it (B is not modified)."""
+    x, info = _TRTRS(L, B, lower=1, trans=int(transpose))
+    if info:
+        raise np.linalg.LinAlgError(f"singular triangular factor (LAPACK trtrs info {info})")
+    return x
 
 
 class KernelRows:
