@@ -67,7 +67,6 @@ from nordicstats.solvers.nordic0 import (
 )
 from nordicstats.solvers.nordic0_polish import newton_on_face
 from nordicstats.solvers.nordic0_smo_core import nordic0_smo_loop
-from nordicstats.solvers.nordic0_working_set import working_set_qp
 from nordicstats.solvers.smo import FIRST_TOL, SMALLEST_TOL, _row_cache, default_cache_mb
 
 __all__ = ["solve_nordic0_smo", "next_tolerance", "relative_gap", "ORDER_TOL",
@@ -149,9 +148,6 @@ SHRINK_PATIENCE = 3
 #: fewer rows updated, CPU time 0.89-1.03 (one fit 1.19, the order of the pair;
 #: docs/notes/scaling.md, "The patient shrink's cost per step").
 GATHER_ROWS = 0.25
-#: Where the gap is checked (see NEWTON_FROM_TOL), first one dense QP over the free
-#: alphas and the entries near the margin (:mod:`~nordicstats.solvers.nordic0_working_set`).
-WORKING_SET_FROM_TOL = 1e-2
 
 
 def solve_nordic0_smo(problem, warm_start=None, cache_mb=None, max_iter=None,
@@ -206,7 +202,7 @@ def solve_nordic0_smo(problem, warm_start=None, cache_mb=None, max_iter=None,
     loop = _Loop(problem, default_cache_mb(n, CACHE_CAP_MB) if cache_mb is None else cache_mb,
                  shrinking)
     tol, steps, rounds, status = max(float(coarse_tol), FIRST_TOL), 0, 0, "optimal"
-    tail = {"newton_steps": 0, "working_set_qps": 0}
+    polished = 0
     while True:
         it, code = loop.run(state, tol, budget - steps,
                             shrink_first=SHRINK_EACH_ROUND and rounds > 0)
@@ -217,10 +213,12 @@ def solve_nordic0_smo(problem, warm_start=None, cache_mb=None, max_iter=None,
         if m > 1 and state.update_free_set(max(tol, ORDER_TOL), max_add,
                                            batch_drop=tol >= BATCH_DROP_TOL):
             continue
-        gap = relative_gap(problem, state) if tol <= max(NEWTON_FROM_TOL, WORKING_SET_FROM_TOL) \
-            else np.inf
-        if polish:
-            gap = _tail_steps(problem, state, tol, gap, tail)
+        gap = relative_gap(problem, state) if tol <= NEWTON_FROM_TOL else np.inf
+        if polish and np.isfinite(gap) and gap > GAP_TOL / 2:
+            taken = newton_on_face(state)
+            if taken:
+                polished += taken
+                gap = relative_gap(problem, state)
         if gap <= GAP_TOL / 2:
             if m < 2 or not state.update_free_set(ORDER_TOL, max_add):
                 break
@@ -234,23 +232,7 @@ def solve_nordic0_smo(problem, warm_start=None, cache_mb=None, max_iter=None,
     state.refresh(full=not isinstance(state.K, KernelMatrix))
     return nordic0_result(problem, state, "nordic0_smo", status, steps, rounds, origin,
                           time.perf_counter() - clock,
-                          info={**loop.info(tol), **tail})
-
-
-def _tail_steps(problem, state, tol, gap, counts):
-    """Newton steps on the face, then the working-set QP, while the gap is above target.
-
-    Returns the relative gap after them; ``counts`` adds the Newton steps and QPs taken.
-    """
-    if tol <= NEWTON_FROM_TOL and gap > GAP_TOL / 2:
-        taken = newton_on_face(state)
-        if taken:
-            counts["newton_steps"] += taken
-            gap = relative_gap(problem, state)
-    if tol <= WORKING_SET_FROM_TOL and gap > GAP_TOL / 2 and working_set_qp(state):
-        counts["working_set_qps"] += 1
-        gap = relative_gap(problem, state)
-    return gap
+                          info={**loop.info(tol), "newton_steps": polished})
 
 
 class _Loop:
