@@ -98,7 +98,8 @@ def show_tiers(problem):
           f"SMO loop {loop.seconds:.1f} s, polishing {polishing.seconds:.1f} s")
     info = res.info
     print(f"  SMO row cache: {info['cache_hits']:,} hits, {info['cache_misses']:,} misses, "
-          f"{info['cache_bytes'] / 2 ** 20:,.0f} MiB; steps {info['steps']}")
+          f"{info['cache_bytes'] / 2 ** 20:,.0f} MiB; steps {info['steps']}; shrinking "
+          f"{info['shrinking']}")
     print(f"  polishing's kernel requests: {rows.seconds:.1f} s CPU, {rows.requested:,} rows "
           f"asked for, {rows.in_cache:,} of them in the SMO cache; rows computed from X "
           f"{info['polish_kernel_rows']:,}, read from the SMO cache {info['polish_rows_read']:,}")
