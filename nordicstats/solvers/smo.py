@@ -12,7 +12,8 @@ solve:
   least-recently-used cache, so no n x n matrix is formed.  The cache is sized to the
   problem (:func:`default_cache_mb`: every row, 8 n^2 bytes, up to
   :data:`CACHE_CAP_MB` = 2 GiB; libsvm's fixed 200 MiB held a sixth of the rows at
-  n = 20,000 and a step recomputed ~1 ms of them).
+  n = 20,000 and a step recomputed ~1 ms of them).  The polishing reads its kernel rows
+  from this cache (:func:`~nordicstats.solvers.polish.kernel_rows_for`).
 * **Shrinking** (the default from :data:`SHRINKING_MIN_ROWS` = 3,000 rows): entries
   that cannot move leave the loop's scans and updates of G, and are checked again
   before it stops (libsvm's).  Measured: the loop 1.9x faster at n = 4,000 on the
