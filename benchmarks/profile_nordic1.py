@@ -158,8 +158,11 @@ def main():
     parser.add_argument("--rounds", type=int, default=polish.ACTIVE_SET_ROUNDS,
                         help="active-set rounds of a probe")
     parser.add_argument("--settling", type=float, default=polish.SETTLING)
+    parser.add_argument("--max-face", type=int, default=polish.MAX_FACE_SIZE,
+                        help="largest face polished (variables)")
     args = parser.parse_args()
     polish.ACTIVE_SET_ROUNDS, polish.SETTLING = args.rounds, args.settling
+    polish.MAX_FACE_SIZE = args.max_face
     problem = make_problem(args.design, args.n, args.K, args.C)
     print(f"{args.design}, n = {args.n:,}, K = {args.K}, C = {args.C:g}")
     if args.mode == "tiers":

@@ -529,6 +529,24 @@ def test_polishing_from_the_smo_cache_reaches_the_primal_optimum(n, K, C, seed, 
     assert shared.objective == pytest.approx(apart.objective, rel=1e-12)
 
 
+@pytest.mark.parametrize("m,per_boundary,rows,too_large", [
+    (6, 1200, 3000, False),  # K = 7: 7,200 variables, 23.0 million entries of H's blocks
+    (6, 1300, 3000, True),  # 7,800 variables, 27.0 million
+    (2, 2500, 3000, False),  # K = 3: 5,000 variables, 25 million (the old bound)
+    (2, 2501, 3000, True),
+    (6, 834, 5001, True),  # 5,004 variables on 5,001 rows: K_SS too large
+])
+def test_faces_too_large_by_the_rows_and_the_blocks_of_h(m, per_boundary, rows, too_large):
+    n = 6000
+    Y, U = np.ones((n, m)), np.ones((n, m))
+    free_alpha = np.zeros((n, m), dtype=bool)
+    for k in range(m):  # per_boundary alphas of boundary k, spread over the first rows rows
+        free_alpha[(k * per_boundary + np.arange(per_boundary)) % rows, k] = True
+    face = _Face(Y, U, free_alpha, np.zeros((n, m - 1), dtype=bool), np.zeros(m - 1, bool))
+    assert face.size == m * per_boundary and face.rows.size == min(rows, face.size)
+    assert face.too_large is too_large
+
+
 # heavy class overlap (3 Logistic noise) at large C: tied intercepts, binding noncrossing
 # rows and many free alphas -- the regime of the proximal steps
 OVERLAP = [(150, 5, 16.0, 31), (120, 7, 4.0, 32), (140, 6, 16.0, 33)]

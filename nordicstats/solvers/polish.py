@@ -121,8 +121,17 @@ PROXIMAL_STEPS, PROXIMAL_FIRST, PROXIMAL_FACTOR, PROXIMAL_FAILURES = 8, 1e-2, 10
 # that do not wander or grow (816, 845, 679, 800, 772, 810, 810, 1010, ... at overlap,
 # n = 5,000, K = 7, C = 1; 1388, 2585, 1051, 1188, 1451, 1811, ... at K = 5, C = 16)
 PROXIMAL_PATIENCE = 3
-# Largest face polished: its KKT matrix and Cholesky factor take 8 size^2 bytes each
-# (200 MB at 5,000) and a factorisation ~size^3 / 3 flops (seconds at 5,000)
+# Largest face polished (:attr:`_Face.too_large`): at most MAX_FACE_SIZE rows (K_SS takes
+# 8 rows^2 bytes, 200 MB at 5,000) and MAX_FACE_SIZE^2 entries in the blocks of H
+# (diagonal and below-diagonal, as many in the factor).  Until the block-tridiagonal
+# factor the bound was on the variables, MAX_FACE_SIZE (the dense H); with m = K - 1
+# boundary blocks of equal size a face of m / sqrt(3 m - 2) times as many variables takes
+# that memory (the same 5,000 at K = 3, 6,325 at K = 5, 7,500 at K = 7).  Measured
+# (likert, n = 20,000, K = 7, C = 16, one process each, code of d81f43f): the faces at
+# pair tolerances 1e-2 ... 1e-3 had 6,968, 5,971 and 5,318 variables and were skipped,
+# 2.3 million of the fit's 3.2 million SMO steps ran until the face at 3.2e-4 (4,957)
+# was polished; polishing the face of 6,968 (79 rounds, a proximal point taken, 54 s CPU)
+# took the fit to 957,709 steps, 242 s CPU against 292 s
 MAX_FACE_SIZE = 5000
 # Memory of the kernel rows kept between rounds and polishing steps (:class:`KernelRows`,
 # rows on demand only), MiB: every row up to n = 5,792, 1,677 rows at n = 20,000.
@@ -369,6 +378,16 @@ class _Face:
         """H x = M' vec(K_SS (M x)) without forming H."""
         return self.transpose_omega(K_SS @ self.omega(x))
 
+    @property
+    def too_large(self):
+        """More than ``MAX_FACE_SIZE`` rows (K_SS), or more than ``MAX_FACE_SIZE^2`` entries
+        in the blocks of H: sum_k b_k^2 + 2 sum_k b_k b_k+1 over the sizes b_k of
+        :meth:`blocks` (at most size^2, so every face of at most ``MAX_FACE_SIZE``
+        variables is polished)."""
+        sizes = np.array([block.size for block in self.blocks()], dtype=float)
+        entries = float(np.sum(sizes ** 2) + 2.0 * np.sum(sizes[1:] * sizes[:-1]))
+        return self.rows.size > MAX_FACE_SIZE or entries > float(MAX_FACE_SIZE) ** 2
+
     def blocks(self):
         """Variables by boundary block: the alphas of boundary k with the phis between
         k and k+1, then the gammas (which move no Omega).  H couples a block only with
@@ -533,7 +552,7 @@ def _active_set(problem, start, intercepts, kernel_rows, proximal=0.0, kept=None
     b, last_changes, fewest, since_fewest = intercepts, np.inf, np.inf, 0
     while run.rounds < ACTIVE_SET_ROUNDS:
         face = _Face(Y, U, *free)
-        if face.size == 0 or face.size > MAX_FACE_SIZE:
+        if face.size == 0 or face.too_large:
             break
         run.rounds += 1
         try:
