@@ -139,9 +139,8 @@ def solve_smo(problem, start="zero", warm_start=None, cache_mb=None,
         hits and misses and its memory, the polishing steps taken, the kernel rows
         the polishing computed (``polish_kernel_rows``) and read from the loop's cache
         (``polish_rows_read``; :func:`~nordicstats.solvers.polish.kernel_rows_for`), and
-        ``tiers``: the pair
-        tolerance, the noncrossing tolerance, the SMO steps and the size of the interior
-        face after each run of the loop.
+        ``tiers``: the pair tolerance, the noncrossing tolerance, the SMO steps and the
+        size of the interior face after each run of the loop.
     """
     _check(problem, start, cache_mb, max_iter, shrinking)
     clock = time.perf_counter()
