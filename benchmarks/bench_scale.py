@@ -85,7 +85,8 @@ NORDIC2_ROWS = "nordic2_conf.jsonl"  # NORDIC-2, the paths' end bases certified 
 # with the block-tridiagonal polishing), kernel_ovl.jsonl (NORDIC-1 with the proximal
 # polishing steps), kernel_fac.jsonl (NORDIC-1 with the blocks of H kept between the
 # polishing rounds), kernel_big.jsonl (NORDIC-1 at n = 20,000 with the polishing's kernel
-# rows read from the SMO loop's row cache), kernel_nordic0_tail.jsonl (NORDIC-0 by SMO with
+# rows read from the SMO loop's row cache and faces bounded by their rows and the blocks
+# of H), kernel_nordic0_tail.jsonl (NORDIC-0 by SMO with
 # the coarse tier at 1), kernel_nordic0_shrink.jsonl (NORDIC-0 with shrinking),
 # kernel_nordic0_tail3.jsonl (NORDIC-0 shrinking at each round's start),
 # kernel_nordic0_sched.jsonl (NORDIC-0 with the patient shrink)
