@@ -147,7 +147,7 @@ KEPT_ROWS_MB = 256.0
 # when there is one; False keeps them apart (:class:`KernelRows`).  Measured (one process,
 # CPU time, the same SMO steps and rounds either way): likert, n = 20,000, K = 5, C = 16
 # polishing 16.6 -> 11.0 s, fit 98.4 -> 90.0 s (99.7% of the rows asked for were cached);
-# n = 5,000 (every row cached) polishing 0.95-1.20x over five fits
+# n = 5,000 (every row cached) polishing 0.98-1.14x, fits 0.97-1.03x over five fits
 READ_ROW_CACHE = True
 # the gathered rows of one block of the gradient update K[:, R] d (:class:`SharedKernelRows`)
 PRODUCT_BLOCK_BYTES = 32 * 2 ** 20
