@@ -1,17 +1,27 @@
-"""Kernel rows kept by NORDIC-1's polishing between rounds and steps, on against off.
+"""Where NORDIC-1's polishing takes its kernel rows from, one way against another.
 
 For each design (:func:`bench_scale.make_design`), K and C, the SMO solver fits NORDIC-1
 with the Gram matrix as a :class:`~nordicstats.kernels.KernelMatrix` (rows on demand,
-what the model passes above ``DENSE_GRAM_MAX_ROWS`` rows) four times in this process:
-kept rows off, on, off, on (``polish.KEPT_ROWS_MB`` 0 and its default).  Printed: the
-SMO steps and polishing rounds of both (the path must be the same), the largest
-difference of the decision values, the CPU seconds of the polishing steps and of the
-whole fit (the smaller of the two runs each), their ratios off / on, the faces and the
-kernel rows the polishing computed with reuse.  Times are CPU seconds of this process
-(the machine is shared; wall-clock times varied 2-fold under others' load).
+what the model passes above ``DENSE_GRAM_MAX_ROWS`` rows) in this process, alternating
+the two settings of a switch (``--repeats`` pairs):
 
-Run ``python benchmarks/bench_polish_rows.py --n 1000 5000``; the output is kept in
-``benchmarks/results/polish_kernel_rows.txt``.
+* ``--switch kept``: the rows kept between rounds and steps by
+  :class:`~nordicstats.solvers.polish.KernelRows`, off (``polish.KEPT_ROWS_MB`` 0) / on;
+* ``--switch shared``: the rows kept apart (``polish.READ_ROW_CACHE`` False,
+  :class:`~nordicstats.solvers.polish.KernelRows`) / read from the SMO loop's row cache
+  (:class:`~nordicstats.solvers.polish.SharedKernelRows`).
+
+Printed: the SMO steps and polishing rounds of both (``same path`` when equal), the
+largest difference of the decision values, both certificates' gaps, the CPU seconds of
+the polishing steps and of the whole fit (the smallest of the runs of each setting),
+their ratios first / second, the faces, the kernel rows the polishing computed and read
+from the SMO cache with the second setting, and the SMO cache's misses of both.  Times
+are CPU seconds of this process (the machine is shared; wall-clock times varied 2-fold
+under others' load).
+
+Run ``python benchmarks/bench_polish_rows.py --n 1000 5000``; the outputs are kept in
+``benchmarks/results/polish_kernel_rows.txt`` (``kept``) and
+``benchmarks/results/polish_shared_rows.txt`` (``shared``).
 """
 
 from __future__ import annotations
@@ -30,7 +40,11 @@ from nordicstats.solvers.problem import NordicProblem
 CASES = {1000: [(design, K, C) for design in ("likert", "rare", "overlap") for K in (5, 7)
                 for C in (4.0, 16.0)],
          5000: [("likert", 7, 1.0), ("likert", 5, 16.0), ("rare", 5, 16.0),
-                ("overlap", 3, 1.0), ("overlap", 5, 1.0)]}
+                ("overlap", 3, 1.0), ("overlap", 5, 1.0)],
+         20000: [("likert", 5, 16.0)]}
+# the module setting each switch turns, with its two values (first, second)
+SWITCHES = {"kept": ("KEPT_ROWS_MB", 0.0, polish.KEPT_ROWS_MB),
+            "shared": ("READ_ROW_CACHE", False, True)}
 
 
 class PolishClock:
@@ -47,41 +61,50 @@ class PolishClock:
         return out
 
 
-def fit(problem, kept, clock):
-    """(fit CPU s, polishing CPU s, SolverResult) with the kept rows on or off."""
-    polish.KEPT_ROWS_MB = kept
+def fit(problem, name, value, clock):
+    """(fit CPU s, polishing CPU s, SolverResult) with ``polish.<name> = value``."""
+    default = getattr(polish, name)
+    setattr(polish, name, value)
     clock.seconds = 0.0
     start = time.process_time()
-    result = smo.solve_smo(problem)
+    try:
+        result = smo.solve_smo(problem)
+    finally:
+        setattr(polish, name, default)
     return time.process_time() - start, clock.seconds, result
 
 
-def compare(design, n, K, C, clock, seed=0):
+def compare(design, n, K, C, switch, repeats, clock, seed=0):
     X, y = make_design(design, n, K, seed)
     problem = NordicProblem(gram=KernelMatrix(make_kernel("rbf", gamma=GAMMA), X),
                             signs=binary_signs(y, K), C=C, method="nordic1")
-    default = polish.KEPT_ROWS_MB
-    runs = [fit(problem, mb, clock) for mb in (0.0, default, 0.0, default)]
-    polish.KEPT_ROWS_MB = default
+    name, first, second = SWITCHES[switch]
+    runs = [fit(problem, name, value, clock) for _ in range(repeats)
+            for value in (first, second)]
     off, on = runs[0][2], runs[1][2]
     rounds = [[s["rounds"] for s in r.info["polish"]] for r in (off, on)]
     same = off.iterations == on.iterations and rounds[0] == rounds[1]
     diff = np.max(np.abs(problem.decision_values(off.dual_coef, off.intercept)
                          - problem.decision_values(on.dual_coef, on.intercept)))
-    fit_off, fit_on = min(runs[0][0], runs[2][0]), min(runs[1][0], runs[3][0])
-    pol_off, pol_on = min(runs[0][1], runs[2][1]), min(runs[1][1], runs[3][1])
-    parts = [f"{design:8s} n={n:5d} K={K} C={C:<4g} steps {on.iterations:>9,d} same path "
-             f"{same} max|f_off - f_on| {diff:.0e}",
-             f"polishing CPU off / on {pol_off:6.3f} / {pol_on:6.3f} s = {pol_off / pol_on:4.2f}x",
+    fit_off, fit_on = (min(r[0] for r in runs[side::2]) for side in (0, 1))
+    pol_off, pol_on = (min(r[1] for r in runs[side::2]) for side in (0, 1))
+    parts = [f"{design:8s} n={n:5d} K={K} C={C:<4g} steps {off.iterations:>9,d} / "
+             f"{on.iterations:>9,d} rounds {rounds[0]} / {rounds[1]} same path {same} "
+             f"max|f_1 - f_2| {diff:.0e} gaps {off.gap:.0e} / {on.gap:.0e}",
+             f"polishing CPU {pol_off:6.3f} / {pol_on:6.3f} s = {pol_off / pol_on:4.2f}x",
              f"fit CPU {fit_off:6.2f} / {fit_on:6.2f} s = {fit_off / fit_on:4.2f}x",
              f"faces {[s['size'] for s in on.info['polish']]}, rows computed "
-             f"{on.info['polish_kernel_rows']}", f"{off.status}, {on.status}"]
+             f"{on.info['polish_kernel_rows']}, read {on.info['polish_rows_read']}",
+             f"SMO cache misses {off.info['cache_misses']:,} / {on.info['cache_misses']:,}",
+             f"{off.status}, {on.status}"]
     print(" | ".join(parts), flush=True)
 
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--n", nargs="+", type=int, default=[1000, 5000], choices=sorted(CASES))
+    parser.add_argument("--switch", choices=sorted(SWITCHES), default="kept")
+    parser.add_argument("--repeats", type=int, default=2, help="alternating pairs of fits")
     args = parser.parse_args()
     clock = PolishClock()
     X, y = make_design("likert", 60, 3, 0)  # load the compiled loop before timing
@@ -89,7 +112,7 @@ def main():
                                 signs=binary_signs(y, 3), C=1.0, method="nordic1"))
     for n in args.n:
         for design, K, C in CASES[n]:
-            compare(design, n, K, C, clock)
+            compare(design, n, K, C, args.switch, args.repeats, clock)
 
 
 if __name__ == "__main__":

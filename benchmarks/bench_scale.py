@@ -84,8 +84,10 @@ NORDIC2_ROWS = "nordic2_conf.jsonl"  # NORDIC-2, the paths' end bases certified 
 # with shrinking and a row cache sized to the problem), kernel_tail3.jsonl (NORDIC-1
 # with the block-tridiagonal polishing), kernel_ovl.jsonl (NORDIC-1 with the proximal
 # polishing steps), kernel_fac.jsonl (NORDIC-1 with the blocks of H kept between the
-# polishing rounds), kernel_round.jsonl (NORDIC-1 with the cheaper polishing round: the
-# same arithmetic, fewer copies and calls), kernel_nordic0_tail.jsonl (NORDIC-0 by SMO with
+# polishing rounds), kernel_big.jsonl (NORDIC-1 at n = 20,000 with the polishing's kernel
+# rows read from the SMO loop's row cache and faces bounded by their rows and the blocks
+# of H), kernel_round.jsonl (NORDIC-1 with the cheaper polishing round: the same
+# arithmetic, fewer copies and calls), kernel_nordic0_tail.jsonl (NORDIC-0 by SMO with
 # the coarse tier at 1), kernel_nordic0_shrink.jsonl (NORDIC-0 with shrinking),
 # kernel_nordic0_tail3.jsonl (NORDIC-0 shrinking at each round's start),
 # kernel_nordic0_sched.jsonl (NORDIC-0 with the patient shrink)
@@ -93,7 +95,8 @@ KERNEL_FILES = ("kernel.jsonl", "kernel_nordic0_smo.jsonl", "nordic2_dual_lp.jso
                 "nordic2_tail.jsonl", "nordic2_path.jsonl", "nordic2_deg.jsonl",
                 "nordic2_bb.jsonl", NORDIC2_ROWS,
                 "kernel_polish.jsonl", "kernel_tail.jsonl", "kernel_tail3.jsonl",
-                "kernel_ovl.jsonl", "kernel_fac.jsonl", "kernel_round.jsonl",
+                "kernel_ovl.jsonl", "kernel_fac.jsonl", "kernel_big.jsonl",
+                "kernel_round.jsonl",
                 "kernel_nordic0_tail.jsonl",
                 "kernel_nordic0_shrink.jsonl", "kernel_nordic0_tail3.jsonl",
                 "kernel_nordic0_sched.jsonl")

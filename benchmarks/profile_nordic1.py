@@ -33,7 +33,7 @@ from nordicstats.data import binary_signs
 from nordicstats.kernels import KernelMatrix, make_kernel
 from nordicstats.solvers import polish, smo
 from nordicstats.solvers.decomposition import intercepts_by_pooling
-from nordicstats.solvers.polish import KernelRows, polish_step
+from nordicstats.solvers.polish import KernelRows, SharedKernelRows, polish_step
 from nordicstats.solvers.problem import NordicProblem
 
 
@@ -52,6 +52,41 @@ class CpuClock:
             self.seconds += time.process_time() - clock
 
 
+class PolishRowsCount:
+    """Counts the kernel rows the polishing asks :class:`KernelRows` for, and how many of
+    them the SMO loop's row cache held at that moment (the cache is caught when
+    ``smo._row_cache`` builds it), with the CPU seconds of those requests."""
+
+    def __init__(self):
+        self.cache, self.requested, self.in_cache, self.seconds = None, 0, 0, 0.0
+        self.depth = 0  # square_and_beside calls block: count the outer request only
+        self.inner_cache = smo._row_cache
+        smo._row_cache = self._catch
+        for owner in (KernelRows, SharedKernelRows):
+            for name in ("block", "square_and_beside", "product"):
+                setattr(owner, name, self._counted(owner.__dict__[name]))
+
+    def _catch(self, *args, **kwargs):
+        self.cache = self.inner_cache(*args, **kwargs)
+        return self.cache
+
+    def _counted(self, method):
+        def wrapper(rows_owner, rows, *args):
+            if self.depth:
+                return method(rows_owner, rows, *args)
+            wanted = np.unique(np.r_[rows, args[0]] if method.__name__ != "product"
+                               else rows).astype(np.int64)
+            self.requested += wanted.size
+            if self.cache is not None and self.cache.kind:
+                self.in_cache += int(np.sum(self.cache.slot_of[wanted] >= 0))
+            clock, self.depth = time.process_time(), 1
+            try:
+                return method(rows_owner, rows, *args)
+            finally:
+                self.seconds, self.depth = self.seconds + time.process_time() - clock, 0
+        return wrapper
+
+
 def make_problem(design, n, K, C, seed=0):
     X, y = make_design(design, n, K, seed)
     return NordicProblem(gram=KernelMatrix(make_kernel("rbf", gamma=GAMMA), X),
@@ -60,11 +95,19 @@ def make_problem(design, n, K, C, seed=0):
 
 def show_tiers(problem):
     loop, polishing = CpuClock(smo, "smo_loop"), CpuClock(smo, "polish_step")
+    rows = PolishRowsCount()
     start = time.process_time()
     res = smo.solve_smo(problem)
     total = time.process_time() - start
     print(f"status {res.status}, gap {res.gap:.1e}, {res.iterations:,} steps, CPU {total:.1f} s: "
           f"SMO loop {loop.seconds:.1f} s, polishing {polishing.seconds:.1f} s")
+    info = res.info
+    print(f"  SMO row cache: {info['cache_hits']:,} hits, {info['cache_misses']:,} misses, "
+          f"{info['cache_bytes'] / 2 ** 20:,.0f} MiB; steps {info['steps']}; shrinking "
+          f"{info['shrinking']}")
+    print(f"  polishing's kernel requests: {rows.seconds:.1f} s CPU, {rows.requested:,} rows "
+          f"asked for, {rows.in_cache:,} of them in the SMO cache; rows computed from X "
+          f"{info['polish_kernel_rows']:,}, read from the SMO cache {info['polish_rows_read']:,}")
     for tol, tol_phi, it, size in res.info["tiers"]:
         print(f"  tol {tol:.1e} (phi {tol_phi:.1e}): {it:>9,} steps, interior face {size:,}")
     for step in res.info["polish"]:
@@ -148,8 +191,11 @@ def main():
     parser.add_argument("--rounds", type=int, default=polish.ACTIVE_SET_ROUNDS,
                         help="active-set rounds of a probe")
     parser.add_argument("--settling", type=float, default=polish.SETTLING)
+    parser.add_argument("--max-face", type=int, default=polish.MAX_FACE_SIZE,
+                        help="largest face polished (variables)")
     args = parser.parse_args()
     polish.ACTIVE_SET_ROUNDS, polish.SETTLING = args.rounds, args.settling
+    polish.MAX_FACE_SIZE = args.max_face
     problem = make_problem(args.design, args.n, args.K, args.C)
     print(f"{args.design}, n = {args.n:,}, K = {args.K}, C = {args.C:g}")
     if args.mode == "tiers":

@@ -29,6 +29,7 @@ from nordicstats.solvers.polish import (
     HessianBlocks,
     KernelRows,
     RegularisedKKT,
+    SharedKernelRows,
     _cross_hessian,
     _Face,
     _interior_masks,
@@ -449,7 +450,9 @@ def test_kept_kernel_rows_give_the_same_path_and_the_primal_optimum(n, K, C, see
                                                                     monkeypatch):
     # rows on demand, tied intercepts and binding noncrossing rows: the polishing with
     # kernel rows kept against the kernel blocks computed in every round (compaction and
-    # requests larger than the block: the test below)
+    # requests larger than the block: the test below); the rows kept apart from the SMO
+    # loop's cache (SharedKernelRows: the tests after these)
+    monkeypatch.setattr(polish, "READ_ROW_CACHE", False)
     problem = rbf_problem(n, K, C, seed, lazy=True)
     kept = solve_smo(problem)
     assert 0 < kept.info["polish_kernel_rows"] <= n  # each row computed once
@@ -520,6 +523,112 @@ def test_square_and_beside_equal_two_gathers_and_keep_the_same_rows():
     np.testing.assert_array_equal(beside, np.asarray(lazy)[np.ix_(S, R)])
     dense = KernelRows(np.asarray(lazy))
     np.testing.assert_array_equal(dense.square_and_beside(S, R)[1], np.asarray(lazy)[np.ix_(S, R)])
+
+
+# largest |K_ij| difference between the SMO loop's compiled RBF formula
+# exp(-gamma (|x_i|^2 + |x_j|^2 - 2 x_i'x_j)) and KernelMatrix.block (cdist): measured at
+# most 1.3e-15 (likert, n = 1,000-20,000, 200 rows each); ten times that
+CACHE_FORMULA_ATOL = 1e-14
+
+
+def test_shared_rows_read_the_smo_cache_and_match_the_kernel_matrix():
+    X = design(60, 3, 4)[0]
+    lazy = KernelMatrix(make_kernel("rbf", gamma=0.2), X)
+    dense = np.asarray(lazy)
+    cache = smo._row_cache(lazy, 8.0 * 60 * 30 / 2 ** 20)  # 30 of the 60 rows
+    rows = SharedKernelRows(lazy, cache)
+    S, R = np.arange(5, 45, 2), np.r_[np.arange(5, 25, 2), 50, 55]  # 22 rows together
+    square, beside = rows.square_and_beside(S, R)
+    np.testing.assert_allclose(square, dense[np.ix_(S, S)], rtol=0, atol=CACHE_FORMULA_ATOL)
+    np.testing.assert_allclose(beside, dense[np.ix_(S, R)], rtol=0, atol=CACHE_FORMULA_ATOL)
+    # one formula: K_SS symmetric bit for bit, and the values those the SMO loop reads
+    np.testing.assert_array_equal(square, square.T)
+    np.testing.assert_array_equal(square, cache.rows[cache.slot_of[S]][:, S])
+    assert (rows.computed, rows.read) == (22, 0)
+    assert (cache.slot_of[np.r_[S, R]] >= 0).all()
+    # read again from the cache; the loop's own hit and miss counts untouched
+    before = cache.counters[1:3].copy()
+    np.testing.assert_array_equal(rows.block(S, S), square)
+    assert (rows.computed, rows.read) == (22, 20)
+    np.testing.assert_array_equal(cache.counters[1:3], before)
+    # the gradient update K[:, R] B by blocks of gathered rows (one row a block here)
+    B = np.random.default_rng(0).normal(size=(R.size, 3))
+    for block_bytes in (polish.PRODUCT_BLOCK_BYTES, 8 * 60):
+        polish.PRODUCT_BLOCK_BYTES, default = block_bytes, polish.PRODUCT_BLOCK_BYTES
+        try:
+            np.testing.assert_allclose(rows.product(R, B), dense[:, R] @ B, rtol=0,
+                                       atol=1e-13)
+        finally:
+            polish.PRODUCT_BLOCK_BYTES = default
+    # rows missing from the cache are computed into its least recently used slots, the
+    # rows of one request never evicting each other
+    later = np.arange(30, 60)
+    np.testing.assert_allclose(rows.block(later, later), dense[np.ix_(later, later)], rtol=0,
+                               atol=CACHE_FORMULA_ATOL)
+    assert (cache.slot_of[later] >= 0).all()
+    assert rows.computed == 22 + np.setdiff1d(later, np.r_[S, R]).size
+    # more rows than the cache has slots: KernelRows' own block (KernelMatrix's values)
+    wide = np.arange(40)
+    np.testing.assert_array_equal(rows.block(wide, wide), dense[:40, :40])
+    assert cache.fetch(wide) is None
+
+
+def test_kernel_rows_for_shares_only_a_cache_of_computed_rows(monkeypatch):
+    X = design(40, 3, 4)[0]
+    lazy = KernelMatrix(make_kernel("rbf", gamma=0.2), X)
+    assert type(polish.kernel_rows_for(lazy, smo._row_cache(lazy, 1.0))) is SharedKernelRows
+    dense = np.asarray(lazy)
+    assert type(polish.kernel_rows_for(dense, smo._row_cache(dense, 1.0))) is KernelRows
+    monkeypatch.setattr(polish, "READ_ROW_CACHE", False)
+    assert type(polish.kernel_rows_for(lazy, smo._row_cache(lazy, 1.0))) is KernelRows
+
+
+# (n, K, C, seed, rows of the SMO cache): every row cached (LARGE_C); a cache of 60% of
+# the rows, which holds a face's rows but not every row (some computed by the polishing);
+# 30%, less than a face's rows (KernelRows' own block)
+SHARED = [(*case, None) for case in LARGE_C[:2]] + [
+    (150, 4, 2.0, 4, 0.6), (200, 5, 0.5, 6, 0.6), (150, 4, 2.0, 4, 0.3)]
+
+
+@pytest.mark.parametrize("n,K,C,seed,cached", SHARED)
+def test_polishing_from_the_smo_cache_reaches_the_primal_optimum(n, K, C, seed, cached,
+                                                                 always_polish, monkeypatch):
+    problem = rbf_problem(n, K, C, seed, lazy=True)
+    cache_mb = None if cached is None else 8.0 * n * int(cached * n) / 2 ** 20
+    shared = solve_smo(problem, cache_mb=cache_mb)
+    monkeypatch.setattr(polish, "READ_ROW_CACHE", False)
+    apart = solve_smo(problem, cache_mb=cache_mb)
+    reference = solve_primal(problem)
+    for res in (shared, apart):
+        assert res.status == "optimal" and res.gap <= GAP_TOL
+        assert any(step["accepted"] for step in res.info["polish"])
+        assert res.objective == pytest.approx(reference, rel=OBJ_RTOL)
+    assert apart.info["polish_rows_read"] == 0
+    if cached is None:  # every row read from the cache, none computed
+        assert shared.info["polish_rows_read"] > 0 == shared.info["polish_kernel_rows"]
+    elif cached > 0.5:  # most read, the missing ones computed into the cache
+        assert shared.info["polish_rows_read"] > shared.info["polish_kernel_rows"] > 0
+    else:  # no face fits the cache: the rows kept apart
+        assert shared.info["polish_rows_read"] == 0
+    assert shared.objective == pytest.approx(apart.objective, rel=1e-12)
+
+
+@pytest.mark.parametrize("m,per_boundary,rows,too_large", [
+    (6, 1200, 3000, False),  # K = 7: 7,200 variables, 23.0 million entries of H's blocks
+    (6, 1300, 3000, True),  # 7,800 variables, 27.0 million
+    (2, 2500, 3000, False),  # K = 3: 5,000 variables, 25 million (the old bound)
+    (2, 2501, 3000, True),
+    (6, 834, 5001, True),  # 5,004 variables on 5,001 rows: K_SS too large
+])
+def test_faces_too_large_by_the_rows_and_the_blocks_of_h(m, per_boundary, rows, too_large):
+    n = 6000
+    Y, U = np.ones((n, m)), np.ones((n, m))
+    free_alpha = np.zeros((n, m), dtype=bool)
+    for k in range(m):  # per_boundary alphas of boundary k, spread over the first rows rows
+        free_alpha[(k * per_boundary + np.arange(per_boundary)) % rows, k] = True
+    face = _Face(Y, U, free_alpha, np.zeros((n, m - 1), dtype=bool), np.zeros(m - 1, bool))
+    assert face.size == m * per_boundary and face.rows.size == min(rows, face.size)
+    assert face.too_large is too_large
 
 
 # heavy class overlap (3 Logistic noise) at large C: tied intercepts, binding noncrossing

@@ -36,9 +36,10 @@ k with the phis between k and k+1), H is block tridiagonal -- phi_ik meets bound
 k and k+1 only -- so it is factorised block by block (:class:`BlockTridiagonalCholesky`,
 about 7/3 (K-1) (size / (K-1))^3 flops instead of size^3 / 3) and multiplied through
 K_SS, never formed.  With rows on demand (a
-:class:`~nordicstats.kernels.KernelMatrix`) the kernel rows of the faces are kept
-between rounds and polishing steps (:class:`KernelRows`): a round computes only the rows
-that were in no face before; the blocks of H of the variables that stay in the face are
+:class:`~nordicstats.kernels.KernelMatrix`) the kernel rows of the faces are read from
+the SMO loop's row cache, which holds most of them, the missing ones computed into it
+(:class:`SharedKernelRows`; else kept between rounds and polishing steps in a block of
+their own, :class:`KernelRows`); the blocks of H of the variables that stay in the face are
 kept between the rounds of a polishing step (:class:`HessianBlocks`), bit for bit those
 computed afresh.
 
@@ -71,7 +72,7 @@ import scipy.linalg.lapack
 from nordicstats.kernels import KernelMatrix, gram_block
 
 __all__ = ["PolishStep", "polish_step", "face_size", "dual_expansion", "solve_kkt", "KernelRows",
-           "HessianBlocks"]
+           "SharedKernelRows", "kernel_rows_for", "HessianBlocks"]
 
 # proximal term of the factorised matrix, relative to the largest diagonal of H
 PROXIMAL = 1e-9
@@ -132,8 +133,17 @@ PROXIMAL_PATIENCE = 3
 # steps (13 paths changed, overlap K = 5, C = 2^-2 6,102 / 3,826 steps); n = 5,000,
 # overlap K = 7, C = 2^-4 6.25 / 8.93 s, C = 1 21.0 / 22.9 s, K = 5, C = 2^4 21.0 / 20.8 s
 FIRST_ROUND_CHANGES = 0.25
-# Largest face polished: its KKT matrix and Cholesky factor take 8 size^2 bytes each
-# (200 MB at 5,000) and a factorisation ~size^3 / 3 flops (seconds at 5,000)
+# Largest face polished (:attr:`_Face.too_large`): at most MAX_FACE_SIZE rows (K_SS takes
+# 8 rows^2 bytes, 200 MB at 5,000) and MAX_FACE_SIZE^2 entries in the blocks of H
+# (diagonal and below-diagonal, as many in the factor).  Until the block-tridiagonal
+# factor the bound was on the variables, MAX_FACE_SIZE (the dense H); with m = K - 1
+# boundary blocks of equal size a face of m / sqrt(3 m - 2) times as many variables takes
+# that memory (the same 5,000 at K = 3, 6,325 at K = 5, 7,500 at K = 7).  Measured
+# (likert, n = 20,000, K = 7, C = 16, one process each, code of d81f43f): the faces at
+# pair tolerances 1e-2 ... 1e-3 had 6,968, 5,971 and 5,318 variables and were skipped,
+# 2.3 million of the fit's 3.2 million SMO steps ran until the face at 3.2e-4 (4,957)
+# was polished; polishing the face of 6,968 (79 rounds, a proximal point taken, 54 s CPU)
+# took the fit to 957,709 steps, 242 s CPU against 292 s
 MAX_FACE_SIZE = 5000
 # Memory of the kernel rows kept between rounds and polishing steps (:class:`KernelRows`,
 # rows on demand only), MiB: every row up to n = 5,792, 1,677 rows at n = 20,000.
@@ -141,8 +151,18 @@ MAX_FACE_SIZE = 5000
 # the fits 1.02-1.11x faster (1,200-2,800 rows kept, <= 111 MB); at n = 20,000 (likert,
 # K = 5, C = 16) with 1 GiB the fit's CPU time was the same (165.9 s) and its peak
 # 3,111 MB against 2,286 MB, so larger faces there are computed as before.
-# 0 turns the reuse off (every round computes its kernel blocks from X)
+# 0 turns the reuse off (every round computes its kernel blocks from X).  The SMO solver
+# uses this block only where the rows are not read from its row cache (READ_ROW_CACHE off,
+# or a request with more rows than the cache has slots)
 KEPT_ROWS_MB = 256.0
+# Read the polishing's kernel rows from the SMO loop's row cache (:class:`SharedKernelRows`)
+# when there is one; False keeps them apart (:class:`KernelRows`).  Measured (one process,
+# CPU time, the same SMO steps and rounds either way): likert, n = 20,000, K = 5, C = 16
+# polishing 16.6 -> 11.0 s, fit 98.4 -> 90.0 s (99.7% of the rows asked for were cached);
+# n = 5,000 (every row cached) polishing 0.98-1.14x, fits 0.97-1.03x over five fits
+READ_ROW_CACHE = True
+# the gathered rows of one block of the gradient update K[:, R] d (:class:`SharedKernelRows`)
+PRODUCT_BLOCK_BYTES = 32 * 2 ** 20
 
 # Keep the blocks of H between the rounds of a polishing step (:class:`HessianBlocks`);
 # False computes them afresh in every round (the same numbers, bit for bit)
@@ -389,6 +409,16 @@ class _Face:
         """H x = M' vec(K_SS (M x)) without forming H."""
         return self.transpose_omega(K_SS @ self.omega(x))
 
+    @property
+    def too_large(self):
+        """More than ``MAX_FACE_SIZE`` rows (K_SS), or more than ``MAX_FACE_SIZE^2`` entries
+        in the blocks of H: sum_k b_k^2 + 2 sum_k b_k b_k+1 over the sizes b_k of
+        :meth:`blocks` (at most size^2, so every face of at most ``MAX_FACE_SIZE``
+        variables is polished)."""
+        sizes = np.array([block.size for block in self.blocks()], dtype=float)
+        entries = float(np.sum(sizes ** 2) + 2.0 * np.sum(sizes[1:] * sizes[:-1]))
+        return self.rows.size > MAX_FACE_SIZE or entries > float(MAX_FACE_SIZE) ** 2
+
     def blocks(self):
         """Variables by boundary block: the alphas of boundary k with the phis between
         k and k+1, then the gammas (which move no Omega).  H couples a block only with
@@ -554,7 +584,7 @@ def _active_set(problem, start, intercepts, kernel_rows, proximal=0.0, kept=None
     b, last_changes, fewest, since_fewest = intercepts, np.inf, np.inf, 0
     while run.rounds < ACTIVE_SET_ROUNDS:
         face = _Face(Y, U, *free)
-        if face.size == 0 or face.size > MAX_FACE_SIZE:
+        if face.size == 0 or face.too_large:
             break
         run.rounds += 1
         try:
@@ -909,6 +939,7 @@ class KernelRows:
         self.owner = np.empty(0, dtype=np.int64)  # row of each used slot
         self.store = None  # (capacity, n), allocated at the first request that fits
         self.computed = 0  # rows computed from X
+        self.read = 0  # rows read from the SMO loop's cache (SharedKernelRows)
 
     def block(self, rows, cols):
         """K[rows][:, cols] (the kept rows ``cols``, or computed when they do not fit)."""
@@ -980,3 +1011,101 @@ class KernelRows:
         self.position[self.owner] = -1
         self.position[keep] = np.arange(keep.size)
         self.owner = keep.copy()
+
+
+class SharedKernelRows(KernelRows):
+    """:class:`KernelRows` read from the SMO loop's row cache: no second copy of a row.
+
+    The SMO solver computes kernel rows from X into a least-recently-used cache
+    (:class:`~nordicstats.solvers.smo_core.RowCache`, every row up to n = 16,384, 2 GiB at
+    most) that holds most of a face's rows when the polishing starts.  Here a request
+    reads them there and computes only the missing ones, into the same cache by the same
+    compiled formula (:meth:`~nordicstats.solvers.smo_core.RowCache.fetch`), so every
+    kernel value the polishing reads comes from one formula: K_SS is symmetric bit for
+    bit, the same rows give the same numbers in every round (what :class:`HessianBlocks`
+    relies on), and the SMO loop's later steps find the face's rows cached.  That formula,
+    exp(-gamma (x_i'x_i + x_j'x_j - 2 x_i'x_j)) for the RBF kernel, differs from
+    ``KernelMatrix.block`` (``cdist``) in the last bits (at most 1.3e-15 measured,
+    ``likert`` n = 1,000-20,000).  A request with more rows than the cache has slots
+    falls back to :class:`KernelRows`.  The gradient update K[:, R] d is summed over
+    blocks of :data:`PRODUCT_BLOCK_BYTES` of gathered rows.
+
+    Parameters
+    ----------
+    gram : KernelMatrix
+    row_cache : RowCache
+        The SMO loop's cache of rows of the same kernel on the same X.
+    max_mb : float, optional
+        Memory of the fallback's kept block (:class:`KernelRows`).
+
+    Examples
+    --------
+    >>> from nordicstats.kernels import make_kernel
+    >>> from nordicstats.solvers.smo_core import RowCache
+    >>> X = np.array([[0.0], [1.0], [3.0], [4.0]])
+    >>> cache = RowCache(X, None, "rbf", gamma=0.5)
+    >>> rows = SharedKernelRows(KernelMatrix(make_kernel("rbf", gamma=0.5), X), cache)
+    >>> block = rows.block([0, 2], [2, 3])  # rows 2 and 3 computed into the SMO cache
+    >>> again = rows.block([3], [2])
+    >>> rows.computed, rows.read, bool(again[0, 0] == block[1, 1])
+    (2, 1, True)
+    """
+
+    def __init__(self, gram, row_cache, max_mb=None):
+        super().__init__(gram, max_mb)
+        self.row_cache = row_cache
+
+    def block(self, rows, cols):
+        """K[rows][:, cols] from the cached rows ``cols``."""
+        rows, cols = np.asarray(rows, dtype=np.int64), np.asarray(cols, dtype=np.int64)
+        slots = self._slots(cols)
+        if slots is None:
+            return super().block(rows, cols)
+        return self.row_cache.rows[np.ix_(slots, rows)].T
+
+    def square_and_beside(self, rows, cols):
+        """(K_SS, K[S, R]) for sorted unique ``rows`` S, both from the cached rows of S and R
+        (fetched together, so that neither evicts the other)."""
+        rows, cols = np.asarray(rows, dtype=np.int64), np.asarray(cols, dtype=np.int64)
+        slots = self._slots(np.r_[rows, cols])
+        if slots is None:
+            return super().square_and_beside(rows, cols)
+        store = self.row_cache.rows
+        return (store[np.ix_(slots[:rows.size], rows)].T,
+                store[np.ix_(slots[rows.size:], rows)].T)
+
+    def product(self, rows, B):
+        """K[:, rows] B, the cached rows gathered by blocks."""
+        rows = np.asarray(rows, dtype=np.int64)
+        slots = self._slots(rows)
+        if slots is None:
+            return super().product(rows, B)
+        store, out = self.row_cache.rows, np.zeros((self.gram.shape[0], B.shape[1]))
+        step = max(1, PRODUCT_BLOCK_BYTES // (8 * self.gram.shape[0]))
+        for start in range(0, rows.size, step):
+            part = slice(start, start + step)
+            out += store[slots[part]].T @ B[part]
+        return out
+
+    def _slots(self, rows):
+        """Slots of ``rows`` (any order, repeats allowed) in the SMO cache, the missing ones
+        computed there; None when they do not fit."""
+        unique, where = np.unique(rows, return_inverse=True)
+        fetched = self.row_cache.fetch(unique)
+        if fetched is None:
+            return None
+        slots, computed = fetched
+        self.computed += computed
+        self.read += unique.size - computed
+        return slots[where]
+
+
+def kernel_rows_for(gram, row_cache=None):
+    """The polishing's kernel rows for one fit: read from the SMO loop's ``row_cache``
+    when it computes rows of ``gram`` (a :class:`~nordicstats.kernels.KernelMatrix`) and
+    :data:`READ_ROW_CACHE` is on (:class:`SharedKernelRows`), else kept in a block of their
+    own (:class:`KernelRows`)."""
+    if READ_ROW_CACHE and row_cache is not None and row_cache.kind \
+            and isinstance(gram, KernelMatrix):
+        return SharedKernelRows(gram, row_cache)
+    return KernelRows(gram)

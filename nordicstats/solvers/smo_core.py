@@ -124,6 +124,24 @@ class RowCache:
         """Memory held by the cache (and the Gram matrix, when precomputed)."""
         return int(self.rows.nbytes + (self.gram.nbytes if self.kind == 0 else 0))
 
+    def fetch(self, wanted):
+        """Slots of the kernel rows ``wanted`` (unique indices) in :attr:`rows`, the
+        missing ones computed into the least recently used slots by the loop's own
+        formula, as a step would; None for a precomputed matrix or more rows than slots.
+
+        Returns (slots, rows computed).  The loop's hit and miss counters are left as
+        they are (its clock advances).
+        """
+        wanted = np.asarray(wanted, dtype=np.int64)
+        if self.kind == 0 or wanted.size > self.owner.size:
+            return None
+        counters = self.counters.copy()
+        slots = np.empty(wanted.size, dtype=np.int64)
+        _fetch(wanted, slots, self.kind, self.gram, self.X, self.sqnorm, self.params,
+               self.rows, self.slot_of, self.owner, self.stamp, counters)
+        self.counters[0] = counters[0]
+        return slots, int(counters[2] - self.counters[2])
+
 
 @numba.njit(cache=True)
 def _kernel_value(dot, sq_i, sq_j, kind, params):
@@ -162,6 +180,15 @@ def _row(i, kind, gram, X, sqnorm, params, rows, slot_of, owner, stamp, counters
     out = rows[slot]
     _compute_row(i, kind, X, sqnorm, params, out)
     return out
+
+
+@numba.njit(cache=True)
+def _fetch(wanted, slots, kind, gram, X, sqnorm, params, rows, slot_of, owner, stamp,
+           counters):
+    """slots[t] = the slot of row wanted[t], computed where missing (:func:`_row`)."""
+    for t in range(wanted.size):
+        _row(wanted[t], kind, gram, X, sqnorm, params, rows, slot_of, owner, stamp, counters)
+        slots[t] = slot_of[wanted[t]]
 
 
 @numba.njit(cache=True)
