@@ -38,7 +38,7 @@ from bench_scale import C_GRID, GAMMA, make_design
 
 from nordicstats.data import binary_signs
 from nordicstats.kernels import KernelMatrix, make_kernel
-from nordicstats.solvers import polish, smo
+from nordicstats.solvers import kernel_rows, polish, smo
 from nordicstats.solvers.choice import DENSE_GRAM_MAX_ROWS
 from nordicstats.solvers.problem import NordicProblem
 
@@ -70,11 +70,25 @@ def polish_of_revision(revision):
     return module
 
 
+def _revision_rows(module):
+    """The kernel rows of a revision's polish module: its ``kernel_rows_for``, the
+    package's when the revision imports its rows from :mod:`~nordicstats.solvers.kernel_rows`,
+    else its ``KernelRows`` (revisions before the rows were read from the SMO loop's cache)."""
+    if hasattr(module, "kernel_rows_for"):
+        return module.kernel_rows_for
+    if module.KernelRows is kernel_rows.KernelRows:
+        return kernel_rows.kernel_rows_for
+    return lambda gram, row_cache=None: module.KernelRows(gram)
+
+
 def patches(device, on, before=None):
     """{(module, name): value} that makes the solver run without / with the device."""
     if device == "revision":
-        module = polish if on else before
-        return {(smo, "polish_step"): module.polish_step, (smo, "KernelRows"): module.KernelRows}
+        if on:
+            return {(smo, "polish_step"): polish.polish_step,
+                    (smo, "kernel_rows_for"): kernel_rows.kernel_rows_for}
+        return {(smo, "polish_step"): before.polish_step,
+                (smo, "kernel_rows_for"): _revision_rows(before)}
     name, off, with_it = DEVICES[device]
     return {(polish, name): with_it if on else off}
 

@@ -6,10 +6,10 @@ what the model passes above ``DENSE_GRAM_MAX_ROWS`` rows) in this process, alter
 the two settings of a switch (``--repeats`` pairs):
 
 * ``--switch kept``: the rows kept between rounds and steps by
-  :class:`~nordicstats.solvers.polish.KernelRows`, off (``polish.KEPT_ROWS_MB`` 0) / on;
-* ``--switch shared``: the rows kept apart (``polish.READ_ROW_CACHE`` False,
-  :class:`~nordicstats.solvers.polish.KernelRows`) / read from the SMO loop's row cache
-  (:class:`~nordicstats.solvers.polish.SharedKernelRows`).
+  :class:`~nordicstats.solvers.kernel_rows.KernelRows`, off (``kernel_rows.KEPT_ROWS_MB`` 0) / on;
+* ``--switch shared``: the rows kept apart (``kernel_rows.READ_ROW_CACHE`` False,
+  :class:`~nordicstats.solvers.kernel_rows.KernelRows`) / read from the SMO loop's row cache
+  (:class:`~nordicstats.solvers.kernel_rows.SharedKernelRows`).
 
 Printed: the SMO steps and polishing rounds of both (``same path`` when equal), the
 largest difference of the decision values, both certificates' gaps, the CPU seconds of
@@ -34,7 +34,7 @@ from bench_scale import GAMMA, make_design
 
 from nordicstats.data import binary_signs
 from nordicstats.kernels import KernelMatrix, make_kernel
-from nordicstats.solvers import polish, smo
+from nordicstats.solvers import kernel_rows, smo
 from nordicstats.solvers.problem import NordicProblem
 
 CASES = {1000: [(design, K, C) for design in ("likert", "rare", "overlap") for K in (5, 7)
@@ -43,7 +43,7 @@ CASES = {1000: [(design, K, C) for design in ("likert", "rare", "overlap") for K
                 ("overlap", 3, 1.0), ("overlap", 5, 1.0)],
          20000: [("likert", 5, 16.0)]}
 # the module setting each switch turns, with its two values (first, second)
-SWITCHES = {"kept": ("KEPT_ROWS_MB", 0.0, polish.KEPT_ROWS_MB),
+SWITCHES = {"kept": ("KEPT_ROWS_MB", 0.0, kernel_rows.KEPT_ROWS_MB),
             "shared": ("READ_ROW_CACHE", False, True)}
 
 
@@ -62,15 +62,15 @@ class PolishClock:
 
 
 def fit(problem, name, value, clock):
-    """(fit CPU s, polishing CPU s, SolverResult) with ``polish.<name> = value``."""
-    default = getattr(polish, name)
-    setattr(polish, name, value)
+    """(fit CPU s, polishing CPU s, SolverResult) with ``kernel_rows.<name> = value``."""
+    default = getattr(kernel_rows, name)
+    setattr(kernel_rows, name, value)
     clock.seconds = 0.0
     start = time.process_time()
     try:
         result = smo.solve_smo(problem)
     finally:
-        setattr(polish, name, default)
+        setattr(kernel_rows, name, default)
     return time.process_time() - start, clock.seconds, result
 
 

@@ -33,7 +33,8 @@ from nordicstats.data import binary_signs
 from nordicstats.kernels import KernelMatrix, make_kernel
 from nordicstats.solvers import polish, smo
 from nordicstats.solvers.decomposition import intercepts_by_pooling
-from nordicstats.solvers.polish import KernelRows, SharedKernelRows, polish_step
+from nordicstats.solvers.kernel_rows import KernelRows, SharedKernelRows
+from nordicstats.solvers.polish import polish_step
 from nordicstats.solvers.problem import NordicProblem
 
 

@@ -13,7 +13,7 @@ solve:
   problem (:func:`default_cache_mb`: every row, 8 n^2 bytes, up to
   :data:`CACHE_CAP_MB` = 2 GiB; libsvm's fixed 200 MiB held a sixth of the rows at
   n = 20,000 and a step recomputed ~1 ms of them).  The polishing reads its kernel rows
-  from this cache (:func:`~nordicstats.solvers.polish.kernel_rows_for`).
+  from this cache (:func:`~nordicstats.solvers.kernel_rows.kernel_rows_for`).
 * **Shrinking** (the default from :data:`SHRINKING_MIN_ROWS` = 3,000 rows): entries
   that cannot move leave the loop's scans and updates of G, and are checked again
   before it stops (libsvm's).  Measured: the loop 1.9x faster at n = 4,000 on the
@@ -68,7 +68,8 @@ from nordicstats.solvers.decomposition import (
     intercepts_by_pooling,
     libsvm_start,
 )
-from nordicstats.solvers.polish import dual_expansion, face_size, kernel_rows_for, polish_step
+from nordicstats.solvers.kernel_rows import kernel_rows_for
+from nordicstats.solvers.polish import dual_expansion, face_size, polish_step
 from nordicstats.solvers.smo_core import RowCache, smo_loop
 
 __all__ = ["solve_smo", "default_cache_mb", "CACHE_CAP_MB", "SHRINKING_MIN_ROWS"]
@@ -138,7 +139,7 @@ def solve_smo(problem, start="zero", warm_start=None, cache_mb=None,
         ``solver="smo"``; ``info`` holds the steps, the last tolerance, the cache's
         hits and misses and its memory, the polishing steps taken, the kernel rows
         the polishing computed (``polish_kernel_rows``) and read from the loop's cache
-        (``polish_rows_read``; :func:`~nordicstats.solvers.polish.kernel_rows_for`), and
+        (``polish_rows_read``; :func:`~nordicstats.solvers.kernel_rows.kernel_rows_for`), and
         ``tiers``: the pair tolerance, the noncrossing tolerance, the SMO steps and the
         size of the interior face after each run of the loop.
     """

@@ -1,0 +1,190 @@
+"""Tests of the polishing's kernel rows (nordicstats.solvers.kernel_rows).
+
+References nobody here wrote: the dense Gram matrix (exact copies of its values, products
+to rounding), and whole fits against Clarabel on the paper's primal through cvxpy
+(tests/primal_reference.py), with the rows kept apart, read from the SMO loop's row cache,
+or computed in every round; at large C, where every intercept ties and noncrossing rows
+bind (the regime of the polishing).
+"""
+
+import numpy as np
+import pytest
+from primal_reference import solve_primal
+from test_polish import LARGE_C, always_polish  # noqa: F401 (the fixture, by name)
+from test_smo import OBJ_RTOL, design, rbf_problem
+
+from nordicstats.kernels import KernelMatrix, make_kernel
+from nordicstats.solvers import kernel_rows, smo
+from nordicstats.solvers.certificate import GAP_TOL
+from nordicstats.solvers.kernel_rows import KernelRows, SharedKernelRows
+from nordicstats.solvers.smo import solve_smo
+
+
+@pytest.mark.usefixtures("always_polish")
+@pytest.mark.parametrize("n,K,C,seed", LARGE_C[:2])
+def test_kept_kernel_rows_give_the_same_path_and_the_primal_optimum(n, K, C, seed,
+                                                                    monkeypatch):
+    # rows on demand, tied intercepts and binding noncrossing rows: the polishing with
+    # kernel rows kept against the kernel blocks computed in every round (compaction and
+    # requests larger than the block: the test below); the rows kept apart from the SMO
+    # loop's cache (SharedKernelRows: the tests after these)
+    monkeypatch.setattr(kernel_rows, "READ_ROW_CACHE", False)
+    problem = rbf_problem(n, K, C, seed, lazy=True)
+    kept = solve_smo(problem)
+    assert 0 < kept.info["polish_kernel_rows"] <= n  # each row computed once
+    monkeypatch.setattr(kernel_rows, "KEPT_ROWS_MB", 0.0)
+    computed = solve_smo(problem)
+    assert computed.info["polish_kernel_rows"] == 0
+    assert kept.status == computed.status == "optimal"
+    assert any(step["accepted"] for step in kept.info["polish"])
+    G = problem.gram @ kept.dual_coef
+    assert np.sum(np.abs(G[:, :-1] - G[:, 1:]) <= 1e-8) >= 30
+    assert np.ptp(kept.intercept) <= 1e-8
+    assert computed.iterations == kept.iterations
+    assert [s["rounds"] for s in computed.info["polish"]] == [
+        s["rounds"] for s in kept.info["polish"]]
+    # the gradient update sums in another order: equal to rounding, not always bitwise
+    np.testing.assert_allclose(problem.decision_values(computed.dual_coef, computed.intercept),
+                               problem.decision_values(kept.dual_coef, kept.intercept),
+                               rtol=0, atol=1e-12)
+    assert kept.objective == pytest.approx(solve_primal(problem), rel=OBJ_RTOL)
+
+
+def test_kernel_rows_keep_compact_and_fall_back_like_the_dense_matrix():
+    X = design(50, 3, 9)[0]
+    lazy = KernelMatrix(make_kernel("rbf", gamma=0.2), X)
+    dense = np.asarray(lazy)
+    rows = KernelRows(lazy, max_mb=8.0 * 50 * 20 / 2 ** 20)  # room for 20 rows
+    assert rows.capacity == 20
+    rng = np.random.default_rng(0)
+    first, second = np.arange(12), np.arange(8, 26)  # the second overlaps the first
+    B = rng.normal(size=(second.size, 4))
+    # exact copies of the computed values; the product to rounding
+    np.testing.assert_array_equal(rows.block(second, first), dense[np.ix_(second, first)])
+    assert rows.computed == 12
+    np.testing.assert_allclose(rows.product(second, B), dense[:, second] @ B, atol=1e-13)
+    assert rows.computed == 26  # compacted to the 4 requested rows kept, 14 computed
+    assert set(rows.owner) == set(second)
+    np.testing.assert_array_equal(rows.block(first[:3], second[:2]), dense[np.ix_(first[:3],
+                                                                                  second[:2])])
+    assert rows.computed == 26
+    # a request larger than the block is computed, the kept rows stay
+    wide = np.arange(30)
+    np.testing.assert_array_equal(rows.block(wide, wide), dense[:30, :30])
+    assert rows.computed == 26 and set(rows.owner) == set(second)
+    # a dense Gram matrix is indexed, nothing kept
+    direct = KernelRows(dense)
+    assert direct.capacity == 0
+    np.testing.assert_array_equal(direct.product(second, B), dense[:, second] @ B)
+    assert direct.computed == 0
+
+
+def test_square_and_beside_equal_two_gathers_and_keep_the_same_rows():
+    # K_SS and K[S, R] (R mostly in S): the same numbers, layout and kept rows as K[S, R]
+    # then K_SS gathered by two calls of block; with room for S only the rows of R
+    # outside it are gathered, and a dense Gram matrix is indexed
+    X = design(60, 3, 4)[0]
+    lazy = KernelMatrix(make_kernel("rbf", gamma=0.2), X)
+    S, R = np.arange(5, 45, 2), np.r_[np.arange(5, 25, 2), 50, 55]
+    for capacity in (40, 21, 15):  # every row kept; S, R compacted away; S too large
+        one, two = (KernelRows(lazy, max_mb=8.0 * 60 * capacity / 2 ** 20) for _ in range(2))
+        square, beside = one.square_and_beside(S, R)
+        expected_beside = two.block(S, R)
+        expected_square = two.block(S, S)
+        for mine, theirs in ((square, expected_square), (beside, expected_beside)):
+            np.testing.assert_array_equal(mine, theirs)
+            assert mine.flags.f_contiguous == theirs.flags.f_contiguous
+        np.testing.assert_array_equal(one.owner, two.owner)
+        assert one.computed == two.computed
+    np.testing.assert_array_equal(beside, np.asarray(lazy)[np.ix_(S, R)])
+    dense = KernelRows(np.asarray(lazy))
+    np.testing.assert_array_equal(dense.square_and_beside(S, R)[1], np.asarray(lazy)[np.ix_(S, R)])
+
+
+# largest |K_ij| difference between the SMO loop's compiled RBF formula
+# exp(-gamma (|x_i|^2 + |x_j|^2 - 2 x_i'x_j)) and KernelMatrix.block (cdist): measured at
+# most 1.3e-15 (likert, n = 1,000-20,000, 200 rows each); ten times that
+CACHE_FORMULA_ATOL = 1e-14
+
+
+def test_shared_rows_read_the_smo_cache_and_match_the_kernel_matrix():
+    X = design(60, 3, 4)[0]
+    lazy = KernelMatrix(make_kernel("rbf", gamma=0.2), X)
+    dense = np.asarray(lazy)
+    cache = smo._row_cache(lazy, 8.0 * 60 * 30 / 2 ** 20)  # 30 of the 60 rows
+    rows = SharedKernelRows(lazy, cache)
+    S, R = np.arange(5, 45, 2), np.r_[np.arange(5, 25, 2), 50, 55]  # 22 rows together
+    square, beside = rows.square_and_beside(S, R)
+    np.testing.assert_allclose(square, dense[np.ix_(S, S)], rtol=0, atol=CACHE_FORMULA_ATOL)
+    np.testing.assert_allclose(beside, dense[np.ix_(S, R)], rtol=0, atol=CACHE_FORMULA_ATOL)
+    # one formula: K_SS symmetric bit for bit, and the values those the SMO loop reads
+    np.testing.assert_array_equal(square, square.T)
+    np.testing.assert_array_equal(square, cache.rows[cache.slot_of[S]][:, S])
+    assert (rows.computed, rows.read) == (22, 0)
+    assert (cache.slot_of[np.r_[S, R]] >= 0).all()
+    # read again from the cache; the loop's own hit and miss counts untouched
+    before = cache.counters[1:3].copy()
+    np.testing.assert_array_equal(rows.block(S, S), square)
+    assert (rows.computed, rows.read) == (22, 20)
+    np.testing.assert_array_equal(cache.counters[1:3], before)
+    # the gradient update K[:, R] B by blocks of gathered rows (one row a block here)
+    B = np.random.default_rng(0).normal(size=(R.size, 3))
+    for block_bytes in (kernel_rows.PRODUCT_BLOCK_BYTES, 8 * 60):
+        kernel_rows.PRODUCT_BLOCK_BYTES, default = block_bytes, kernel_rows.PRODUCT_BLOCK_BYTES
+        try:
+            np.testing.assert_allclose(rows.product(R, B), dense[:, R] @ B, rtol=0,
+                                       atol=1e-13)
+        finally:
+            kernel_rows.PRODUCT_BLOCK_BYTES = default
+    # rows missing from the cache are computed into its least recently used slots, the
+    # rows of one request never evicting each other
+    later = np.arange(30, 60)
+    np.testing.assert_allclose(rows.block(later, later), dense[np.ix_(later, later)], rtol=0,
+                               atol=CACHE_FORMULA_ATOL)
+    assert (cache.slot_of[later] >= 0).all()
+    assert rows.computed == 22 + np.setdiff1d(later, np.r_[S, R]).size
+    # more rows than the cache has slots: KernelRows' own block (KernelMatrix's values)
+    wide = np.arange(40)
+    np.testing.assert_array_equal(rows.block(wide, wide), dense[:40, :40])
+    assert cache.fetch(wide) is None
+
+
+def test_kernel_rows_for_shares_only_a_cache_of_computed_rows(monkeypatch):
+    X = design(40, 3, 4)[0]
+    lazy = KernelMatrix(make_kernel("rbf", gamma=0.2), X)
+    assert type(kernel_rows.kernel_rows_for(lazy, smo._row_cache(lazy, 1.0))) is SharedKernelRows
+    dense = np.asarray(lazy)
+    assert type(kernel_rows.kernel_rows_for(dense, smo._row_cache(dense, 1.0))) is KernelRows
+    monkeypatch.setattr(kernel_rows, "READ_ROW_CACHE", False)
+    assert type(kernel_rows.kernel_rows_for(lazy, smo._row_cache(lazy, 1.0))) is KernelRows
+
+
+# (n, K, C, seed, rows of the SMO cache): every row cached (LARGE_C); a cache of 60% of
+# the rows, which holds a face's rows but not every row (some computed by the polishing);
+# 30%, less than a face's rows (KernelRows' own block)
+SHARED = [(*case, None) for case in LARGE_C[:2]] + [
+    (150, 4, 2.0, 4, 0.6), (200, 5, 0.5, 6, 0.6), (150, 4, 2.0, 4, 0.3)]
+
+
+@pytest.mark.usefixtures("always_polish")
+@pytest.mark.parametrize("n,K,C,seed,cached", SHARED)
+def test_polishing_from_the_smo_cache_reaches_the_primal_optimum(n, K, C, seed, cached,
+                                                                 monkeypatch):
+    problem = rbf_problem(n, K, C, seed, lazy=True)
+    cache_mb = None if cached is None else 8.0 * n * int(cached * n) / 2 ** 20
+    shared = solve_smo(problem, cache_mb=cache_mb)
+    monkeypatch.setattr(kernel_rows, "READ_ROW_CACHE", False)
+    apart = solve_smo(problem, cache_mb=cache_mb)
+    reference = solve_primal(problem)
+    for res in (shared, apart):
+        assert res.status == "optimal" and res.gap <= GAP_TOL
+        assert any(step["accepted"] for step in res.info["polish"])
+        assert res.objective == pytest.approx(reference, rel=OBJ_RTOL)
+    assert apart.info["polish_rows_read"] == 0
+    if cached is None:  # every row read from the cache, none computed
+        assert shared.info["polish_rows_read"] > 0 == shared.info["polish_kernel_rows"]
+    elif cached > 0.5:  # most read, the missing ones computed into the cache
+        assert shared.info["polish_rows_read"] > shared.info["polish_kernel_rows"] > 0
+    else:  # no face fits the cache: the rows kept apart
+        assert shared.info["polish_rows_read"] == 0
+    assert shared.objective == pytest.approx(apart.objective, rel=1e-12)
