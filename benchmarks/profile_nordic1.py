@@ -122,14 +122,19 @@ def interior(U, alpha, phi, gamma):
     return (alpha > 0.0) & (alpha < U), phi > 0.0, gamma > 0.0
 
 
-def probe(problem, chunk):
-    """The polished path's tolerances without polishing, probes every ``chunk`` steps."""
+def zero_start(problem):
+    """The SMO loop's arrays at alpha = 0 (boundary-major) and its row cache."""
     n, m = problem.signs.shape
     Y = np.ascontiguousarray(problem.signs.T, dtype=float)
     U = np.ascontiguousarray(problem.upper_bounds.T, dtype=float)
     alpha, phi, gamma = np.zeros((m, n)), np.zeros((m - 1, n)), np.zeros(m - 1)
     G = np.zeros((m, n))
-    cache = smo._row_cache(problem.gram, smo.default_cache_mb(n))
+    return Y, U, alpha, phi, gamma, G, smo._row_cache(problem.gram, smo.default_cache_mb(n))
+
+
+def probe(problem, chunk):
+    """The polished path's tolerances without polishing, probes every ``chunk`` steps."""
+    Y, U, alpha, phi, gamma, G, cache = zero_start(problem)
     diag, rows = cache.diagonal(), KernelRows(problem.gram)
     tol, total = smo.POLISH_FIRST_TOL, 0
     masks = interior(U, alpha, phi, gamma)
@@ -156,12 +161,7 @@ def probe(problem, chunk):
 def revisits(problem, chunk):
     """Distinct alphas, phis and rows moved per ``chunk`` SMO steps up to the first pair
     tolerance (no shrinking: the same path in chunks as in one run)."""
-    n, m = problem.signs.shape
-    Y = np.ascontiguousarray(problem.signs.T, dtype=float)
-    U = np.ascontiguousarray(problem.upper_bounds.T, dtype=float)
-    alpha, phi, gamma = np.zeros((m, n)), np.zeros((m - 1, n)), np.zeros(m - 1)
-    G = np.zeros((m, n))
-    cache = smo._row_cache(problem.gram, smo.default_cache_mb(n))
+    Y, U, alpha, phi, gamma, G, cache = zero_start(problem)
     diag, total, moved = cache.diagonal(), 0, []
     tol = smo.POLISH_FIRST_TOL
     while True:
