@@ -87,8 +87,9 @@ NORDIC2_ROWS = "nordic2_conf.jsonl"  # NORDIC-2, the paths' end bases certified 
 # polishing rounds), kernel_big.jsonl (NORDIC-1 at n = 20,000 with the polishing's kernel
 # rows read from the SMO loop's row cache and faces bounded by their rows and the blocks
 # of H), kernel_round.jsonl (NORDIC-1 with the cheaper polishing round: the same
-# arithmetic, fewer copies and calls), kernel_grid1000.jsonl (NORDIC-1, the whole grid at
-# n = 1,000 in one run with all of these), kernel_nordic0_tail.jsonl (NORDIC-0 by SMO with
+# arithmetic, fewer copies and calls), kernel_grid1000.jsonl and kernel_grid5000.jsonl
+# (NORDIC-1, the whole grid at n = 1,000 and C = 2^-4, 1, 2^4 at n = 5,000, each in one
+# run with all of these), kernel_nordic0_tail.jsonl (NORDIC-0 by SMO with
 # the coarse tier at 1), kernel_nordic0_shrink.jsonl (NORDIC-0 with shrinking),
 # kernel_nordic0_tail3.jsonl (NORDIC-0 shrinking at each round's start),
 # kernel_nordic0_sched.jsonl (NORDIC-0 with the patient shrink)
@@ -98,6 +99,7 @@ KERNEL_FILES = ("kernel.jsonl", "kernel_nordic0_smo.jsonl", "nordic2_dual_lp.jso
                 "kernel_polish.jsonl", "kernel_tail.jsonl", "kernel_tail3.jsonl",
                 "kernel_ovl.jsonl", "kernel_fac.jsonl", "kernel_big.jsonl",
                 "kernel_round.jsonl", "kernel_grid1000.jsonl",
+                "kernel_grid5000.jsonl",
                 "kernel_nordic0_tail.jsonl",
                 "kernel_nordic0_shrink.jsonl", "kernel_nordic0_tail3.jsonl",
                 "kernel_nordic0_sched.jsonl")
