@@ -549,11 +549,11 @@ def _active_set(problem, start, intercepts, kernel_rows, proximal=0.0, kept=None
     After each face optimum, free variables past a bound are fixed at it and bounded
     variables whose KKT condition (of the dual itself) fails are released; it ends when
     nothing changes (``converged``), when the changes stop shrinking (by
-    :data:`SETTLING`, unless at most :data:`FEW_CHANGES`, or on the dual after a first round
-    that changed more than :data:`FIRST_ROUND_CHANGES` of the face; for the proximal
-    problem, whose
-    rounds shrink unevenly, after :data:`PROXIMAL_PATIENCE` rounds without fewer changes
-    than the fewest so far), or after :data:`ACTIVE_SET_ROUNDS` rounds.  ``best``
+    :data:`SETTLING`, unless at most :data:`FEW_CHANGES`, or on the dual after a first
+    round that changed more than :data:`FIRST_ROUND_CHANGES` of the face; for the
+    proximal problem, whose rounds shrink unevenly, after :data:`PROXIMAL_PATIENCE`
+    rounds without fewer changes than the fewest so far), or after
+    :data:`ACTIVE_SET_ROUNDS` rounds.  ``best``
     is the face optimum inside the box of lowest objective (of the proximal problem
     when ``proximal``: the converged one), with its G.  ``kept`` (a
     :class:`HessianBlocks`) keeps the blocks of H between the rounds.
