@@ -45,7 +45,7 @@ from nordicstats.solvers.problem import NordicProblem
 # the device compared: (module constant, value without it, value with it)
 DEVICES = {"proximal": ("PROXIMAL_STEPS", 0, polish.PROXIMAL_STEPS),
            "hessian": ("KEEP_HESSIAN_BLOCKS", False, True),
-           "first_round": ("FIRST_ROUND_CHANGES", None, 0.25)}
+           "first_round": ("FIRST_ROUND_CHANGES", None, polish.FIRST_ROUND_CHANGES)}
 
 
 def make_problem(design, n, K, C, seed=0):

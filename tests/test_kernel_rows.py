@@ -10,7 +10,7 @@ bind (the regime of the polishing).
 import numpy as np
 import pytest
 from primal_reference import solve_primal
-from test_polish import LARGE_C, always_polish  # noqa: F401 (the fixture, by name)
+from test_polish import LARGE_C
 from test_smo import OBJ_RTOL, design, rbf_problem
 
 from nordicstats.kernels import KernelMatrix, make_kernel

@@ -43,14 +43,6 @@ LARGE_C = [(60, 5, 16.0, 0), (80, 7, 16.0, 2), (60, 4, 8.0, 3), (70, 6, 16.0, 5)
 KKT_TOL = 1e-8
 
 
-@pytest.fixture
-def always_polish(monkeypatch):
-    """Polish after every tolerance: on these small problems an SMO step is so cheap
-    that the default rule (SMO work since the last polish >= the expected cost of
-    the next one) would skip most polishing steps."""
-    monkeypatch.setattr(smo, "EXPECTED_ROUNDS", 0)
-
-
 def dual_objective(problem, alpha, phi):
     """D = 1/2 sum_k omega_k' K omega_k - e'alpha, omega_k = y_k alpha_k + phi_k - phi_{k-1}."""
     omega = problem.signs * alpha
