@@ -296,10 +296,18 @@ def _key(row):
 
 @functools.cache
 def _commit():
-    """HEAD when the run started (``main`` asks first): the code the rows ran with."""
+    """HEAD when the run started (``main`` asks first): the code the rows ran with.
+
+    The rows run the working tree, so ``+dirty`` is appended when the package's files
+    differ from HEAD at the start (the stamp then names the base, not the code).
+    """
+    def git(*args):
+        return subprocess.run(["git", *args], cwd=ROOT, check=True, capture_output=True,
+                              text=True).stdout.strip()
+
     try:
-        return subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, check=True,
-                              capture_output=True, text=True).stdout.strip()
+        head = git("rev-parse", "--short", "HEAD")
+        return head + "+dirty" if git("status", "--porcelain", "--", "nordicstats") else head
     except (OSError, subprocess.CalledProcessError):
         return None
 
