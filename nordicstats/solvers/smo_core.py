@@ -698,6 +698,8 @@ def smo_loop(Y, U, alpha, phi, gamma, G, diag, chain, has_phi, tol, tol_phi, max
     # scratch of the row block step and the columns a step changed
     g_row, old_row, new_row = np.empty(m), np.empty(m), np.empty(m)
     changed, phi_changed = np.zeros(m, np.bool_), np.zeros(max(mp, 1), np.bool_)
+    block_relax = (variant >> 4) / 10.0 if variant >> 4 else (
+        1.0 if (variant & 7) % 2 == 1 else _RELAX)
     _rescan(Y, U, alpha, phi, G, mp, act, nact, is_act, up_val, up_arg, low_val, low_arg,
             phi_val, phi_arg)
     it, violation = 0, np.inf
@@ -731,7 +733,7 @@ def smo_loop(Y, U, alpha, phi, gamma, G, diag, chain, has_phi, tol, tol_phi, max
             mode = variant & 7
             if mode == 1 or mode == 2 or (mode >= 3 and _row_is_coupled(i, kp, phi, G, is_act,
                                                                         tol_phi)):
-                _row_block_step(i, kp, 1.0 if mode % 2 == 1 else _RELAX, diag, phi, G, Ki,
+                _row_block_step(i, kp, block_relax, diag, phi, G, Ki,
                                 act, nact, is_act, g_row, old_row, new_row, changed,
                                 phi_changed)
                 counters[8] += 1
@@ -751,7 +753,7 @@ def smo_loop(Y, U, alpha, phi, gamma, G, diag, chain, has_phi, tol, tol_phi, max
                 for row, Krow in ((i, Ki), (j, Kj)):
                     k_row = _row_violated(row, phi, G, is_act, tol_phi)
                     if k_row >= 0:
-                        _row_block_step(row, k_row, 1.0 if (variant & 7) % 2 == 1 else _RELAX,
+                        _row_block_step(row, k_row, block_relax,
                                         diag, phi, G, Krow, act, nact, is_act, g_row, old_row,
                                         new_row, changed, phi_changed)
                         counters[8] += 1
