@@ -98,7 +98,6 @@ ROUND_COST = 2.0
 # while polishing, the pair tolerance at which the last phase (noncrossing residuals to
 # half the certificate's tolerance) may start, as without polishing
 LAST_PHASE_TOL = 1e-5
-ROW_BLOCK_VARIANT = 0  # temporary: the comparison of the row block steps
 
 
 def solve_smo(problem, start="zero", warm_start=None, cache_mb=None,
@@ -168,8 +167,7 @@ def solve_smo(problem, start="zero", warm_start=None, cache_mb=None,
         # to half of the certificate's violation tolerance (a last short phase)
         tol_phi = VIOLATION_TOL / 2 if last_phase else tol
         it, code, violation = smo_loop(Y, U, alpha, phi, gamma, G, diag, chain, chain, tol,
-                                       tol_phi, budget - steps, shrinking, *cache.arrays(),
-                                       ROW_BLOCK_VARIANT)
+                                       tol_phi, budget - steps, shrinking, *cache.arrays())
         steps += it
         tiers.append((tol, tol_phi, int(it), face_size(problem, alpha.T, phi.T, gamma)))
         if code != 0:
@@ -205,8 +203,7 @@ def solve_smo(problem, start="zero", warm_start=None, cache_mb=None,
     alpha, phi = alpha.T.copy(), phi.T.copy()
     omega = dual_expansion(problem.signs, alpha, phi)
     G = problem.gram @ omega
-    hits, misses, same, cross, phi_steps, shrunk, rebuilt, blocks = (
-        int(v) for v in cache.counters[1:])
+    hits, misses, same, cross, phi_steps, shrunk, rebuilt = (int(v) for v in cache.counters[1:])
     return certified_result(
         problem, "smo", omega, intercepts_by_pooling(problem, G),
         {"alpha": alpha, "phi": phi, "gamma": gamma}, status=status,
@@ -214,8 +211,7 @@ def solve_smo(problem, start="zero", warm_start=None, cache_mb=None,
         time=time.perf_counter() - clock,
         info={"start": origin, "tolerance": tol, "kkt_violation": float(violation),
               "cache_hits": hits, "cache_misses": misses, "cache_bytes": cache.nbytes,
-              "steps": {"pair": same, "cross_pair": cross, "phi": phi_steps,
-                        "row_block": blocks},
+              "steps": {"pair": same, "cross_pair": cross, "phi": phi_steps},
               "shrinking": {"dropped": shrunk, "reconstructions": rebuilt},
               "active_noncrossing": int(np.sum(phi > 0)) + int(np.sum(gamma > 0)),
               "polish": [dataclasses.asdict(step) for step in polishes],

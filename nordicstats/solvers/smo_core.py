@@ -103,8 +103,8 @@ class RowCache:
         self.owner = np.full(slots, -1, dtype=np.int64)
         self.stamp = np.zeros(slots, dtype=np.int64)
         # clock, cache hits, cache misses, same-boundary pairs, cross pairs, phi steps,
-        # entries shrunk, gradient reconstructions, row block steps (see smo_loop)
-        self.counters = np.zeros(9, dtype=np.int64)
+        # entries shrunk, gradient reconstructions (see smo_loop)
+        self.counters = np.zeros(8, dtype=np.int64)
 
     def diagonal(self):
         """K_ii for every row."""
@@ -384,135 +384,6 @@ def _phi_step(i, k, diag, phi, G, Ki, act, nact):
 
 
 @numba.njit(cache=True)
-def row_block_optimum(g, phi, kii, out):
-    """Exact minimiser over all the noncrossing multipliers of one row, into ``out``.
-
-    The multipliers p_0..p_{L-2} of row i between the boundaries of a run of L enter
-    the boundaries' omega as (D p)_j = p_j - p_{j-1} (p_{-1} = p_{L-1} = 0; D is the
-    L x (L-1) difference matrix, D'D = tridiag(-1, 2, -1)) and no equality row, so with
-    g_j = G_{j,i} at the current multipliers ``phi`` the dual restricted to them is::
-
-        min_{p >= 0}  g'D (p - phi) + K_ii / 2 ||D (p - phi)||^2
-                    = K_ii / 2 ||D p + r / K_ii||^2 + const,   r = g - K_ii D phi,
-
-    the projection of -r / K_ii onto the cone {D p : p >= 0}.  Its KKT conditions say
-    that the row's new G_{.,i} = r + K_ii D p is nonincreasing in j (no crossing at
-    x_i) and constant across every positive p_j: by Moreau's decomposition it is the
-    antitonic least-squares fit of r (pool adjacent violators, equal weights), and
-    p_j is the partial sum of (fit - r) / K_ii within its pool, 0 between pools.  A
-    phi step (``_phi_step``) is one coordinate of this problem.
-
-    Parameters
-    ----------
-    g : ndarray of shape (L,)
-        G_{j,i} of the run's boundaries.
-    phi : ndarray of shape (L-1,)
-        The row's current multipliers between them.
-    kii : float
-        K_ii (> 0).
-    out : ndarray of shape (L-1,)
-        The minimiser p.
-    """
-    L = g.size
-    r = np.empty(L)
-    for j in range(L):
-        r[j] = g[j] - kii * ((phi[j] if j < L - 1 else 0.0) - (phi[j - 1] if j > 0 else 0.0))
-    # pools of the antitonic fit: [start[q], start[q+1]) with the sum of r over each
-    start, total = np.empty(L + 1, np.int64), np.empty(L)
-    pools = 0
-    for j in range(L):
-        start[pools], total[pools] = j, r[j]
-        pools += 1
-        # merge while the last pool's mean exceeds its predecessor's (must not increase)
-        while pools > 1 and (total[pools - 1] * (start[pools - 1] - start[pools - 2])
-                             > total[pools - 2] * (j + 1 - start[pools - 1])):
-            total[pools - 2] += total[pools - 1]
-            pools -= 1
-    start[pools] = L
-    for q in range(pools):
-        lo, hi = start[q], start[q + 1]
-        mean, acc = total[q] / (hi - lo), 0.0
-        for j in range(lo, hi - 1):
-            acc += (mean - r[j]) / kii
-            out[j] = max(acc, 0.0)
-        if hi < L:
-            out[hi - 1] = 0.0
-
-
-@numba.njit(cache=True)
-def _active_run(i, k, m, is_act):
-    """Boundaries lo..hi around phi_{i,k} along which entry (i, .) is active (shrinking
-    drops an entry only when both multipliers next to it are zero)."""
-    lo, hi = k, k + 1
-    while lo > 0 and is_act[lo - 1, i]:
-        lo -= 1
-    while hi < m - 1 and is_act[hi + 1, i]:
-        hi += 1
-    return lo, hi
-
-
-@numba.njit(cache=True)
-def _row_block_step(i, k, relax, diag, phi, G, Ki, act, nact, is_act, g, old, new, changed,
-                    phi_changed):
-    """All the noncrossing multipliers of row i along its active run around phi_{i,k}
-    moved to their joint minimiser (:func:`row_block_optimum`), or ``relax`` times as
-    far (cut where a multiplier reaches 0); G is updated only in the columns whose
-    omega_{.,i} changed, which are flagged in ``changed`` (and the moved multipliers in
-    ``phi_changed``)."""
-    lo, hi = _active_run(i, k, G.shape[0], is_act)
-    L = hi - lo + 1
-    for j in range(L):
-        g[j] = G[lo + j, i]
-    for j in range(L - 1):
-        old[j] = phi[lo + j, i]
-    row_block_optimum(g[:L], old[:L - 1], max(diag[i], _TAU), new)
-    t = relax
-    for j in range(L - 1):
-        if new[j] < old[j]:
-            t = min(t, old[j] / (old[j] - new[j]))
-    before = 0.0
-    for j in range(L):
-        moved = 0.0
-        if j < L - 1:
-            target = old[j] + t * (new[j] - old[j]) if t != 1.0 else new[j]
-            target = 0.0 if (target <= 0.0 or (t != 1.0 and t * (old[j] - new[j]) == old[j])) \
-                else target
-            if target != old[j]:
-                phi[lo + j, i] = target
-                phi_changed[lo + j] = True
-                moved = target - old[j]
-        delta = moved - before
-        if delta != 0.0:
-            _add_row(G, lo + j, delta, Ki, act, nact)
-            changed[lo + j] = True
-        before = moved
-
-
-@numba.njit(cache=True)
-def _row_is_coupled(i, k, phi, G, is_act, tol_phi):
-    """Whether another multiplier of row i on the active run around phi_{i,k} is
-    positive or violated (then a phi step alone would leave the row off its optimum)."""
-    lo, hi = _active_run(i, k, G.shape[0], is_act)
-    for j in range(lo, hi):
-        if j != k and (phi[j, i] > 0.0 or G[j, i] - G[j + 1, i] < -tol_phi):
-            return True
-    return False
-
-
-@numba.njit(cache=True)
-def _row_violated(i, phi, G, is_act, tol_phi):
-    """A multiplier of row i (both columns active) whose natural residual exceeds tol_phi
-    (-1 if none)."""
-    for k in range(phi.shape[0]):
-        if not (is_act[k, i] and is_act[k + 1, i]):
-            continue
-        gk = G[k, i] - G[k + 1, i]
-        if (-gk if gk < 0.0 else min(gk, phi[k, i])) > tol_phi:
-            return k
-    return -1
-
-
-@numba.njit(cache=True)
 def _keeps(k, i, up_bound, low_bound, margin, has_phi, mp, Y, U, alpha, phi, G, is_act):
     """Whether entry (i, k) must stay active: its alpha could still take part in a
     violating pair, or a noncrossing multiplier next to it is positive or within
@@ -650,8 +521,7 @@ def _rescan(Y, U, alpha, phi, G, mp, act, nact, is_act, up_val, up_arg, low_val,
 
 @numba.njit(cache=True)
 def smo_loop(Y, U, alpha, phi, gamma, G, diag, chain, has_phi, tol, tol_phi, max_iter,
-             shrinking, kind, gram, X, sqnorm, params, rows, slot_of, owner, stamp, counters,
-             variant=0):
+             shrinking, kind, gram, X, sqnorm, params, rows, slot_of, owner, stamp, counters):
     """Run SMO steps in place until no pair violation > tol and no phi residual > tol_phi.
 
     Parameters
@@ -695,11 +565,6 @@ def smo_loop(Y, U, alpha, phi, gamma, G, diag, chain, has_phi, tol, tol_phi, max
     shrink_every = min(n, 1000)
     countdown, shrunk = shrink_every, 0
     no_calm = np.zeros((1, 1), np.int32)  # libsvm's rule: no counts
-    # scratch of the row block step and the columns a step changed
-    g_row, old_row, new_row = np.empty(m), np.empty(m), np.empty(m)
-    changed, phi_changed = np.zeros(m, np.bool_), np.zeros(max(mp, 1), np.bool_)
-    block_relax = (variant >> 4) / 10.0 if variant >> 4 else (
-        1.0 if (variant & 7) % 2 == 1 else _RELAX)
     _rescan(Y, U, alpha, phi, G, mp, act, nact, is_act, up_val, up_arg, low_val, low_arg,
             phi_val, phi_arg)
     it, violation = 0, np.inf
@@ -725,22 +590,12 @@ def smo_loop(Y, U, alpha, phi, gamma, G, diag, chain, has_phi, tol, tol_phi, max
         if it >= max_iter:
             return it, _STATUS_ITERATION_LIMIT, violation
         it += 1
-        changed[:] = False
-        phi_changed[:] = False
         if phi_best > tol_phi and (phi_best >= best or best <= tol):
             i = phi_arg[kp]
             Ki = _row(i, kind, gram, X, sqnorm, params, rows, slot_of, owner, stamp, counters)
-            mode = variant & 7
-            if mode == 1 or mode == 2 or (mode >= 3 and _row_is_coupled(i, kp, phi, G, is_act,
-                                                                        tol_phi)):
-                _row_block_step(i, kp, block_relax, diag, phi, G, Ki,
-                                act, nact, is_act, g_row, old_row, new_row, changed,
-                                phi_changed)
-                counters[8] += 1
-            else:
-                _phi_step(i, kp, diag, phi, G, Ki, act, nact)
-                changed[kp] = changed[kp + 1] = True
+            _phi_step(i, kp, diag, phi, G, Ki, act, nact)
             counters[5] += 1
+            lo, hi = kp, kp + 1
         else:
             i = up_arg[a]
             Ki = _row(i, kind, gram, X, sqnorm, params, rows, slot_of, owner, stamp, counters)
@@ -748,15 +603,7 @@ def smo_loop(Y, U, alpha, phi, gamma, G, diag, chain, has_phi, tol, tol_phi, max
             Kj = _row(j, kind, gram, X, sqnorm, params, rows, slot_of, owner, stamp, counters)
             _pair_step(i, a, j, c, curv, Y, U, alpha, gamma, G, Ki, Kj, act, nact)
             counters[3 if a == c else 4] += 1
-            changed[a] = changed[c] = True
-            if variant & 8 and a != c and mp > 0:
-                for row, Krow in ((i, Ki), (j, Kj)):
-                    k_row = _row_violated(row, phi, G, is_act, tol_phi)
-                    if k_row >= 0:
-                        _row_block_step(row, k_row, block_relax,
-                                        diag, phi, G, Krow, act, nact, is_act, g_row, old_row,
-                                        new_row, changed, phi_changed)
-                        counters[8] += 1
+            lo, hi = min(a, c), max(a, c)
         if shrinking:
             countdown -= 1
             if countdown == 0:
@@ -768,12 +615,12 @@ def smo_loop(Y, U, alpha, phi, gamma, G, diag, chain, has_phi, tol, tol_phi, max
                 _rescan(Y, U, alpha, phi, G, mp, act, nact, is_act, up_val, up_arg, low_val,
                         low_arg, phi_val, phi_arg)
                 continue
-        # only the flagged columns of G changed: their alpha extremes, and the phi
-        # columns that read them or whose multipliers moved
-        for k in range(m):
-            if changed[k]:
-                _scan_alpha_active(k, act, nact, Y, U, alpha, G, up_val, up_arg, low_val,
-                                   low_arg)
-        for k in range(mp):
-            if changed[k] or changed[k + 1] or phi_changed[k]:
-                _scan_phi(k, act, nact, is_act, phi, G, phi_val, phi_arg)
+        # only columns lo and hi of G changed: their alpha extremes, and the phi columns
+        # that read them (lo-1, lo, hi-1, hi)
+        _scan_alpha_active(lo, act, nact, Y, U, alpha, G, up_val, up_arg, low_val, low_arg)
+        if hi != lo:
+            _scan_alpha_active(hi, act, nact, Y, U, alpha, G, up_val, up_arg, low_val, low_arg)
+        for k in range(max(lo - 1, 0), min(lo + 1, mp)):
+            _scan_phi(k, act, nact, is_act, phi, G, phi_val, phi_arg)
+        for k in range(max(hi - 1, lo + 1), min(hi + 1, mp)):
+            _scan_phi(k, act, nact, is_act, phi, G, phi_val, phi_arg)
