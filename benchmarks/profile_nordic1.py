@@ -17,6 +17,13 @@ model passes them above ``DENSE_GRAM_MAX_ROWS``):
   chunk.  If the cross-boundary and phi steps zig-zagged on few variables, a working set
   of those variables solved at once would replace many steps; the counts say how many
   distinct variables a run of steps moves.
+* ``--mode zigzag``: the loop to the first pair tolerance (1e-2) without shrinking, one
+  step per call (the same path as one run), each step's kind and rows recorded.
+  Printed: the steps by kind, how often a phi step at row i is followed within 1, 3, 10
+  steps by another phi step at row i, how often a phi step's row has another
+  noncrossing multiplier positive or violated (where a step over all the phis of the
+  row differs from one phi step), and how often a cross pair at rows i, j is followed
+  within 3 steps by a phi step at i or j.
 
 Run ``python benchmarks/profile_nordic1.py --design overlap --n 5000 --K 5 --C 16``.
 """
@@ -181,13 +188,62 @@ def revisits(problem, chunk):
           f"{phis:.1f} phis moved, on {rows:.1f} rows")
 
 
+def step_trace(problem):
+    """(kind, rows, phi row context) of each SMO step to the first pair tolerance: one
+    step per call of the loop, without shrinking (the path of one run without it)."""
+    Y, U, alpha, phi, gamma, G, cache = zero_start(problem)
+    diag, trace, tol = cache.diagonal(), [], smo.POLISH_FIRST_TOL
+    while True:
+        kinds, before_alpha, before_phi = cache.counters[3:6].copy(), alpha.copy(), phi.copy()
+        it, code, _ = smo.smo_loop(Y, U, alpha, phi, gamma, G, diag, True, True, tol, tol, 1,
+                                   False, *cache.arrays())
+        if it == 0:
+            return trace
+        kind = int(np.argmax(cache.counters[3:6] - kinds))  # 0 pair, 1 cross pair, 2 phi
+        if kind == 2:
+            k, i = (int(v[0]) for v in np.nonzero(phi != before_phi)) if np.any(
+                phi != before_phi) else (-1, -1)
+            row = phi[:, i] if i >= 0 else phi[:, 0]
+            gaps = G[:-1, i] - G[1:, i] if i >= 0 else row
+            # other multipliers of the row positive or violated after the step
+            others = int(np.sum((row > 0.0) | (gaps < -tol))) - int(row[k] > 0.0 if i >= 0
+                                                                      else 0)
+            trace.append((kind, (i,), others))
+        else:
+            rows = tuple(int(r) for r in np.unique(np.nonzero(alpha != before_alpha)[1]))
+            trace.append((kind, rows, 0))
+
+
+def zigzag(problem):
+    """Step kinds and the repeats of phi steps at one row (:func:`step_trace`)."""
+    trace = step_trace(problem)
+    kinds = np.bincount([t[0] for t in trace], minlength=3)
+    print(f"  {len(trace):,} steps to pair tolerance {smo.POLISH_FIRST_TOL:.0e}: pairs "
+          f"{kinds[0]:,}, cross pairs {kinds[1]:,}, phi steps {kinds[2]:,}")
+    phi_at = [(s, t[1][0]) for s, t in enumerate(trace) if t[0] == 2]
+    for window in (1, 3, 10):
+        again = sum(any(trace[s2][0] == 2 and trace[s2][1][0] == i
+                        for s2 in range(s + 1, min(s + 1 + window, len(trace))))
+                    for s, i in phi_at)
+        print(f"  phi step at row i followed within {window:>2} steps by a phi step at row i: "
+              f"{again:,} of {len(phi_at):,} ({again / max(len(phi_at), 1):.0%})")
+    coupled = sum(trace[s][2] > 0 for s, _ in phi_at)
+    print(f"  phi steps whose row has another multiplier positive or violated after it: "
+          f"{coupled:,} ({coupled / max(len(phi_at), 1):.0%})")
+    cross = [(s, set(t[1])) for s, t in enumerate(trace) if t[0] == 1]
+    followed = sum(any(trace[s2][0] == 2 and trace[s2][1][0] in rows
+                       for s2 in range(s + 1, min(s + 4, len(trace)))) for s, rows in cross)
+    print(f"  cross pairs followed within 3 steps by a phi step at one of their rows: "
+          f"{followed:,} of {len(cross):,} ({followed / max(len(cross), 1):.0%})")
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--design", default="overlap")
     parser.add_argument("--n", type=int, default=5000)
     parser.add_argument("--K", type=int, default=5)
     parser.add_argument("--C", type=float, default=16.0)
-    parser.add_argument("--mode", choices=("tiers", "probe", "revisits"), default="tiers")
+    parser.add_argument("--mode", choices=("tiers", "probe", "revisits", "zigzag"), default="tiers")
     parser.add_argument("--chunk", type=int, default=100_000)
     parser.add_argument("--rounds", type=int, default=polish.ACTIVE_SET_ROUNDS,
                         help="active-set rounds of a probe")
@@ -203,6 +259,8 @@ def main():
         show_tiers(problem)
     elif args.mode == "revisits":
         revisits(problem, args.chunk)
+    elif args.mode == "zigzag":
+        zigzag(problem)
     else:
         probe(problem, args.chunk)
 
