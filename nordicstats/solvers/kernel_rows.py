@@ -18,6 +18,7 @@ from __future__ import annotations
 import numpy as np
 
 from nordicstats.kernels import KernelMatrix, gram_block
+from nordicstats.solvers.cached_products import cached_rows_product
 
 __all__ = ["KernelRows", "SharedKernelRows", "kernel_rows_for"]
 
@@ -37,7 +38,13 @@ KEPT_ROWS_MB = 256.0
 # polishing 16.6 -> 11.0 s, fit 98.4 -> 90.0 s (99.7% of the rows asked for were cached);
 # n = 5,000 (every row cached) polishing 0.98-1.14x, fits 0.97-1.03x over five fits
 READ_ROW_CACHE = True
-# the gathered rows of one block of the gradient update K[:, R] d (:class:`SharedKernelRows`)
+# Multiply by the cached rows where they lie (:func:`cached_products.cached_rows_product`:
+# the gradient update K[:, R] D and the face's K[S, R] D) instead of gathering them and
+# calling BLAS (:class:`SharedKernelRows`).  Measured: docs/notes/scaling.md ("The
+# polishing's products over the cached rows")
+PRODUCTS_IN_PLACE = True
+# the gathered rows of one block of the gradient update K[:, R] D when the products are
+# not computed in place (PRODUCTS_IN_PLACE off)
 PRODUCT_BLOCK_BYTES = 32 * 2 ** 20
 
 
@@ -116,6 +123,12 @@ class KernelRows:
         square = self.block(rows, rows)
         beside[inside] = square.T[where[inside]]
         return square, beside.T
+
+    def square_and_product(self, rows, cols, B):
+        """(K[rows][:, rows], K[rows][:, cols] B) for sorted unique ``rows``: a face's K_SS
+        and the fixed part K[S, R] D of its right side (:meth:`square_and_beside`)."""
+        square, beside = self.square_and_beside(rows, cols)
+        return square, beside @ B
 
     def product(self, rows, B):
         """K[:, rows] B for B of shape (len(rows), r)."""
@@ -223,13 +236,29 @@ class SharedKernelRows(KernelRows):
         return (store[np.ix_(slots[:rows.size], rows)].T,
                 store[np.ix_(slots[rows.size:], rows)].T)
 
+    def square_and_product(self, rows, cols, B):
+        """(K_SS, K[S, R] B) for sorted unique ``rows`` S from the cached rows of S and R
+        (fetched together); with :data:`PRODUCTS_IN_PLACE` K[S, R] B is summed over the
+        cached rows of R without gathering K[S, R]."""
+        rows, cols = np.asarray(rows, dtype=np.int64), np.asarray(cols, dtype=np.int64)
+        slots = self._slots(np.r_[rows, cols]) if PRODUCTS_IN_PLACE else None
+        if slots is None:
+            return super().square_and_product(rows, cols, B)
+        store = self.row_cache.rows
+        return (store[np.ix_(slots[:rows.size], rows)].T,
+                cached_rows_product(store, slots[rows.size:], B, cols=rows))
+
     def product(self, rows, B):
-        """K[:, rows] B, the cached rows gathered by blocks."""
+        """K[:, rows] B over the cached rows: summed where they lie
+        (:data:`PRODUCTS_IN_PLACE`), else gathered by blocks and multiplied by BLAS."""
         rows = np.asarray(rows, dtype=np.int64)
         slots = self._slots(rows)
         if slots is None:
             return super().product(rows, B)
-        store, out = self.row_cache.rows, np.zeros((self.gram.shape[0], B.shape[1]))
+        store = self.row_cache.rows
+        if PRODUCTS_IN_PLACE:
+            return cached_rows_product(store, slots, B)
+        out = np.zeros((self.gram.shape[0], B.shape[1]))
         step = max(1, PRODUCT_BLOCK_BYTES // (8 * self.gram.shape[0]))
         for start in range(0, rows.size, step):
             part = slice(start, start + step)

@@ -649,7 +649,7 @@ def _face_optimum(problem, face, point, G, base_omega, intercepts, kernel_rows,
 
     G_fixed = K Omega_fixed on the rows S of the face comes from the G of the base
     point: G_S - K[S, R] (Omega_base - Omega_fixed)_R over the rows R where they differ
-    (K[S, R] and K_SS from ``kernel_rows``).
+    (K_SS and K[S, R] (Omega_base - Omega_fixed)_R from ``kernel_rows``).
     H is block tridiagonal in the face's boundary blocks (:meth:`_Face.blocks`): it is
     factorised block by block and multiplied through K_SS, never formed.  With
     ``proximal`` rho > 0 the objective has rho max(K_ii) / 2 ||v - v_centre||^2 more
@@ -661,8 +661,8 @@ def _face_optimum(problem, face, point, G, base_omega, intercepts, kernel_rows,
     start = face.values(fixed["alpha"], fixed["phi"], fixed["gamma"])
     face.assign(np.zeros(face.size), fixed["alpha"], fixed["phi"], fixed["gamma"])
     rows, diff = _changed_rows(base_omega, dual_expansion(Y, fixed["alpha"], fixed["phi"]))
-    K_SS, K_SR = kernel_rows.square_and_beside(face.rows, rows)
-    G_fixed, A = G[face.rows] - K_SR @ diff, face.equality_rows(Y)
+    K_SS, K_SR_diff = kernel_rows.square_and_product(face.rows, rows, diff)
+    G_fixed, A = G[face.rows] - K_SR_diff, face.equality_rows(Y)
     c = face.transpose_omega(G_fixed)
     c[:face.alpha_index[0].size] -= 1.0
     rho = proximal * max(float(np.max(np.diag(K_SS), initial=0.0)), 0.0)
