@@ -15,7 +15,7 @@ from test_smo import OBJ_RTOL, design, rbf_problem
 
 from nordicstats.kernels import KernelMatrix, make_kernel
 from nordicstats.solvers import cached_products, kernel_rows, polish, smo
-from nordicstats.solvers.cached_products import cached_rows_product
+from nordicstats.solvers.cached_products import cached_block, cached_rows_product
 from nordicstats.solvers.certificate import GAP_TOL
 from nordicstats.solvers.kernel_rows import KernelRows, SharedKernelRows
 from nordicstats.solvers.smo import solve_smo
@@ -133,12 +133,12 @@ def test_shared_rows_read_the_smo_cache_and_match_the_kernel_matrix():
     B = np.random.default_rng(0).normal(size=(R.size, 3))
     for block_bytes in (kernel_rows.PRODUCT_BLOCK_BYTES, 8 * 60):
         kernel_rows.PRODUCT_BLOCK_BYTES, default = block_bytes, kernel_rows.PRODUCT_BLOCK_BYTES
-        kernel_rows.PRODUCTS_IN_PLACE = False
+        kernel_rows.COMPILED_READS = False
         try:
             np.testing.assert_allclose(rows.product(R, B), dense[:, R] @ B, rtol=0,
                                        atol=1e-13)
         finally:
-            kernel_rows.PRODUCT_BLOCK_BYTES, kernel_rows.PRODUCTS_IN_PLACE = default, True
+            kernel_rows.PRODUCT_BLOCK_BYTES, kernel_rows.COMPILED_READS = default, True
     # rows missing from the cache are computed into its least recently used slots, the
     # rows of one request never evicting each other
     later = np.arange(30, 60)
@@ -193,7 +193,7 @@ def test_polishing_from_the_smo_cache_reaches_the_primal_optimum(n, K, C, seed, 
     assert shared.objective == pytest.approx(apart.objective, rel=1e-12)
 
 
-def test_cached_rows_product_adds_the_rows_terms_in_order_bit_for_bit(monkeypatch):
+def test_cached_reads_add_the_rows_terms_in_order_and_copy_blocks_bit_for_bit(monkeypatch):
     # out[j, c] = sum_t store[slots[t], cols_j] D[t, c], the terms added in the order of
     # R by numpy below: the same operations, so the same bits (zeros of D skipped: adding
     # 0 * x changes no sum); blocks of 7 columns, so several blocks and a remainder
@@ -210,11 +210,17 @@ def test_cached_rows_product_adds_the_rows_terms_in_order_bit_for_bit(monkeypatc
             expected += np.multiply.outer(store[slots[t], picked], D[t])
         np.testing.assert_array_equal(cached_rows_product(store, slots, D, cols), expected)
     assert cached_rows_product(store, slots[:0], D[:0]).shape == (40, 3)
+    # the blocks: copies of the np.ix_ gather, in its layout
+    cols = np.array([39, 3, 3, 17, 0])
+    block, gathered = cached_block(store, slots, cols), store[np.ix_(slots, cols)].T
+    np.testing.assert_array_equal(block, gathered)
+    assert block.flags.f_contiguous and gathered.flags.f_contiguous
 
 
 @pytest.mark.parametrize("cached_rows", [12, 60])  # some rows missing; every row cached
-def test_products_in_place_equal_the_kernel_matrix_products(cached_rows, monkeypatch):
-    # K[:, R] B and K[S, R] B summed over the SMO cache's rows against the dense reference
+def test_compiled_reads_equal_the_kernel_matrix_products(cached_rows, monkeypatch):
+    # K_SS copied, K[:, R] B and K[S, R] B summed over the SMO cache's rows (compiled
+    # reads) against the dense reference
     # from KernelMatrix.block (cdist: another formula, CACHE_FORMULA_ATOL per value), and
     # against the gather and BLAS of the same cached values (another order of summation);
     # both ways fetch the same rows into the same slots.  With 12 slots S and R together
@@ -227,7 +233,7 @@ def test_products_in_place_equal_the_kernel_matrix_products(cached_rows, monkeyp
     reference_all, reference_face = lazy.block(R).T @ B, lazy.block(R)[:, S].T @ B
     results, caches = [], []
     for in_place in (True, False):
-        monkeypatch.setattr(kernel_rows, "PRODUCTS_IN_PLACE", in_place)
+        monkeypatch.setattr(kernel_rows, "COMPILED_READS", in_place)
         cache = smo._row_cache(lazy, 8.0 * 60 * cached_rows / 2 ** 20)
         cache.fetch(np.arange(0, 60, 7)[:cached_rows])  # some rows there before
         rows = SharedKernelRows(lazy, cache)
@@ -239,7 +245,8 @@ def test_products_in_place_equal_the_kernel_matrix_products(cached_rows, monkeyp
         results.append((square, beside, every, rows.computed, rows.read))
         caches.append(cache.slot_of.copy())
     (square, beside, every, computed, read), gathered = results
-    np.testing.assert_array_equal(square, gathered[0])
+    np.testing.assert_array_equal(square, gathered[0])  # copies: the same bits and layout
+    assert square.flags.f_contiguous == gathered[0].flags.f_contiguous
     np.testing.assert_allclose(beside, gathered[1], rtol=0, atol=1e-14)
     np.testing.assert_allclose(every, gathered[2], rtol=0, atol=1e-14)
     assert (computed, read) == gathered[3:]
@@ -257,10 +264,10 @@ IN_PLACE = SHARED[:4]
 @pytest.mark.usefixtures("always_polish")
 @pytest.mark.parametrize("n,K,C,seed,cached", IN_PLACE)
 @pytest.mark.parametrize("face_rows", [None, 25])
-def test_products_in_place_keep_the_path_and_reach_the_primal_optimum(n, K, C, seed, cached,
+def test_compiled_reads_keep_the_path_and_reach_the_primal_optimum(n, K, C, seed, cached,
                                                                      face_rows, monkeypatch):
-    # whole fits with the polishing's products summed over the cached rows against the
-    # gathered rows: the same SMO steps and rounds, both certified at Clarabel's optimum
+    # whole fits with the polishing's cached rows read by compiled loops against numpy's
+    # gathers and BLAS: the same SMO steps and rounds, both certified at Clarabel's optimum
     # of the primal; with a face bound forced small (25 rows) every face is refused
     if face_rows is not None:
         monkeypatch.setattr(polish, "MAX_FACE_SIZE", face_rows)
@@ -268,7 +275,7 @@ def test_products_in_place_keep_the_path_and_reach_the_primal_optimum(n, K, C, s
     cache_mb = None if cached is None else 8.0 * n * int(cached * n) / 2 ** 20
     fits = []
     for in_place in (True, False):
-        monkeypatch.setattr(kernel_rows, "PRODUCTS_IN_PLACE", in_place)
+        monkeypatch.setattr(kernel_rows, "COMPILED_READS", in_place)
         fits.append(solve_smo(problem, cache_mb=cache_mb))
     in_place, gathered = fits
     reference = solve_primal(problem)

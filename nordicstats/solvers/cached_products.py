@@ -1,4 +1,4 @@
-"""Products with kernel rows held in a row cache, computed where the rows lie (numba).
+"""Products and blocks of kernel rows held in a row cache, read where the rows lie (numba).
 
 The polishing (:mod:`nordicstats.solvers.polish`) multiplies by the kernel rows R where
 its point moved: the gradient update K[:, R] D over all n rows and the fixed part
@@ -12,7 +12,9 @@ summed here over the cached rows themselves::
 one row R_t at a time, by blocks of :data:`COLUMN_BLOCK` columns (a block of ``out`` and
 the row's part stay in the processor's cache), without gathering the rows into a copy
 first (a gather of 2,500 rows of 20,000 is 400 MB).  Zero entries of D are skipped; the
-terms of each entry are added in the order of R.  Design and measurements:
+terms of each entry are added in the order of R.  The face's kernel block K_SS is copied
+from the cached rows of S by one compiled loop (:func:`cached_block`).  Design and
+measurements:
 docs/notes/scaling.md ("The polishing's products over the cached rows").
 """
 
@@ -21,7 +23,7 @@ from __future__ import annotations
 import numba
 import numpy as np
 
-__all__ = ["COLUMN_BLOCK", "cached_rows_product"]
+__all__ = ["COLUMN_BLOCK", "cached_block", "cached_rows_product"]
 
 # Columns of a block of the product: (K-1) x 8,192 x 8 bytes of ``out`` (384 KiB at
 # K = 7) and 64 KiB of a row stay in the processor's L2 cache while every row R_t is added.
@@ -68,6 +70,38 @@ def cached_rows_product(store, slots, D, cols=None):
     out = np.zeros((D.shape[1], store.shape[1] if every else cols.size))
     _add_row_products(store, slots, D, cols, every, COLUMN_BLOCK, out)
     return out.T
+
+
+def cached_block(store, slots, cols):
+    """K[cols][:, R] from the cached rows of R (``store[slots[t]]`` is row R_t), by one
+    compiled loop: the values of ``store[np.ix_(slots, cols)].T``, bit for bit, in the same
+    layout (F-contiguous), without numpy's fancy-indexing machinery.
+
+    Measured (rows of a cache of 10,000 of n = 20,000, CPU s): 2,000 x 2,000 0.022 s
+    against 0.106 s for ``np.ix_``, 5,400 x 5,400 (a K_SS of 233 MB) 0.059 s against
+    0.55-0.60 s.
+
+    Examples
+    --------
+    >>> store = np.arange(12.0).reshape(3, 4)
+    >>> cached_block(store, np.array([2, 0]), np.array([3, 1]))
+    array([[11.,  3.],
+           [ 9.,  1.]])
+    """
+    slots = np.ascontiguousarray(slots, dtype=np.int64)
+    cols = np.ascontiguousarray(cols, dtype=np.int64)
+    out = np.empty((slots.size, cols.size))
+    _gather(store, slots, cols, out)
+    return out.T
+
+
+@numba.njit(cache=True)
+def _gather(store, slots, cols, out):
+    """out[t, j] = store[slots[t], cols[j]]."""
+    for t in range(slots.size):
+        row, target = store[slots[t]], out[t]
+        for j in range(cols.size):
+            target[j] = row[cols[j]]
 
 
 @numba.njit(cache=True)

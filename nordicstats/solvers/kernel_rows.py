@@ -18,7 +18,7 @@ from __future__ import annotations
 import numpy as np
 
 from nordicstats.kernels import KernelMatrix, gram_block
-from nordicstats.solvers.cached_products import cached_rows_product
+from nordicstats.solvers.cached_products import cached_block, cached_rows_product
 
 __all__ = ["KernelRows", "SharedKernelRows", "kernel_rows_for"]
 
@@ -38,13 +38,14 @@ KEPT_ROWS_MB = 256.0
 # polishing 16.6 -> 11.0 s, fit 98.4 -> 90.0 s (99.7% of the rows asked for were cached);
 # n = 5,000 (every row cached) polishing 0.98-1.14x, fits 0.97-1.03x over five fits
 READ_ROW_CACHE = True
-# Multiply by the cached rows where they lie (:func:`cached_products.cached_rows_product`:
-# the gradient update K[:, R] D and the face's K[S, R] D) instead of gathering them and
-# calling BLAS (:class:`SharedKernelRows`).  Measured: docs/notes/scaling.md ("The
-# polishing's products over the cached rows")
-PRODUCTS_IN_PLACE = True
-# the gathered rows of one block of the gradient update K[:, R] D when the products are
-# not computed in place (PRODUCTS_IN_PLACE off)
+# Read the cached rows by compiled loops (:class:`SharedKernelRows`,
+# :mod:`~nordicstats.solvers.cached_products`): the gradient update K[:, R] D and the
+# face's K[S, R] D summed where the rows lie, K_SS and other blocks copied by one loop;
+# False: numpy's gathers (np.ix_) and BLAS products of the gathered rows.  Measured:
+# docs/notes/scaling.md ("The polishing's products over the cached rows")
+COMPILED_READS = True
+# the gathered rows of one block of the gradient update K[:, R] D without the compiled
+# reads (COMPILED_READS off)
 PRODUCT_BLOCK_BYTES = 32 * 2 ** 20
 
 
@@ -223,7 +224,7 @@ class SharedKernelRows(KernelRows):
         slots = self._slots(cols)
         if slots is None:
             return super().block(rows, cols)
-        return self.row_cache.rows[np.ix_(slots, rows)].T
+        return self._gather(slots, rows)
 
     def square_and_beside(self, rows, cols):
         """(K_SS, K[S, R]) for sorted unique ``rows`` S, both from the cached rows of S and R
@@ -232,31 +233,28 @@ class SharedKernelRows(KernelRows):
         slots = self._slots(np.r_[rows, cols])
         if slots is None:
             return super().square_and_beside(rows, cols)
-        store = self.row_cache.rows
-        return (store[np.ix_(slots[:rows.size], rows)].T,
-                store[np.ix_(slots[rows.size:], rows)].T)
+        return self._gather(slots[:rows.size], rows), self._gather(slots[rows.size:], rows)
 
     def square_and_product(self, rows, cols, B):
         """(K_SS, K[S, R] B) for sorted unique ``rows`` S from the cached rows of S and R
-        (fetched together); with :data:`PRODUCTS_IN_PLACE` K[S, R] B is summed over the
+        (fetched together); with :data:`COMPILED_READS` K[S, R] B is summed over the
         cached rows of R without gathering K[S, R]."""
         rows, cols = np.asarray(rows, dtype=np.int64), np.asarray(cols, dtype=np.int64)
-        slots = self._slots(np.r_[rows, cols]) if PRODUCTS_IN_PLACE else None
+        slots = self._slots(np.r_[rows, cols]) if COMPILED_READS else None
         if slots is None:
             return super().square_and_product(rows, cols, B)
-        store = self.row_cache.rows
-        return (store[np.ix_(slots[:rows.size], rows)].T,
-                cached_rows_product(store, slots[rows.size:], B, cols=rows))
+        return (self._gather(slots[:rows.size], rows),
+                cached_rows_product(self.row_cache.rows, slots[rows.size:], B, cols=rows))
 
     def product(self, rows, B):
         """K[:, rows] B over the cached rows: summed where they lie
-        (:data:`PRODUCTS_IN_PLACE`), else gathered by blocks and multiplied by BLAS."""
+        (:data:`COMPILED_READS`), else gathered by blocks and multiplied by BLAS."""
         rows = np.asarray(rows, dtype=np.int64)
         slots = self._slots(rows)
         if slots is None:
             return super().product(rows, B)
         store = self.row_cache.rows
-        if PRODUCTS_IN_PLACE:
+        if COMPILED_READS:
             return cached_rows_product(store, slots, B)
         out = np.zeros((self.gram.shape[0], B.shape[1]))
         step = max(1, PRODUCT_BLOCK_BYTES // (8 * self.gram.shape[0]))
@@ -264,6 +262,13 @@ class SharedKernelRows(KernelRows):
             part = slice(start, start + step)
             out += store[slots[part]].T @ B[part]
         return out
+
+    def _gather(self, slots, cols):
+        """K[cols][:, rows in ``slots``]: a compiled copy (:data:`COMPILED_READS`) or
+        ``np.ix_``, the same numbers in the same layout."""
+        if COMPILED_READS:
+            return cached_block(self.row_cache.rows, slots, cols)
+        return self.row_cache.rows[np.ix_(slots, cols)].T
 
     def _slots(self, rows):
         """Slots of ``rows`` (any order, repeats allowed) in the SMO cache, the missing ones
