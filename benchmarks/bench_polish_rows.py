@@ -40,6 +40,7 @@ from bench_scale import GAMMA, make_design
 from nordicstats.data import binary_signs
 from nordicstats.kernels import KernelMatrix, make_kernel
 from nordicstats.solvers import kernel_rows, smo
+from nordicstats.solvers.cached_products import cached_block, cached_rows_product
 from nordicstats.solvers.problem import NordicProblem
 
 CASES = {1000: [(design, K, C) for design in ("likert", "rare", "overlap") for K in (5, 7)
@@ -117,6 +118,8 @@ def main():
     X, y = make_design("likert", 60, 3, 0)  # load the compiled loop before timing
     smo.solve_smo(NordicProblem(gram=make_kernel("rbf", gamma=GAMMA)(X, X),
                                 signs=binary_signs(y, 3), C=1.0, method="nordic1"))
+    cached_rows_product(np.ones((2, 3)), np.arange(2), np.ones((2, 1)), np.arange(2))
+    cached_block(np.ones((2, 3)), np.arange(2), np.arange(2))
     for n in args.n:
         for design, K, C in CASES[n]:
             if args.K and K not in args.K:
