@@ -15,6 +15,14 @@ of the blocks of H), rounds, whether it converged and was taken, and the peak of
 memory numpy allocated during it above what was allocated when it started
 (``tracemalloc``, on during the polishing steps only).
 
+``--synthetic ROWS ...``: the memory of polishing faces of given rows alone, at
+``likert``, n = 20,000, K = 7, C = 16 (the SMO solver's row cache of 2 GiB, the face's rows
+read from it): a point with a free alpha on each of ROWS rows (boundary k on the rows of
+class k or k + 1) and a second on 28% of them (as the faces met at 1e-2: 6,968 variables
+on 5,444 rows), two rounds of the active set (the blocks of H kept from the first),
+none released after the first (the second face within the first), traced and
+``VmHWM`` peaks in a child of its own.
+
 Run ``python benchmarks/bench_face_bound.py --bounds 5000 7500``.
 """
 
@@ -32,7 +40,7 @@ from bench_scale import GAMMA, isolated, make_design, peak_mb_of
 
 from nordicstats.data import binary_signs
 from nordicstats.kernels import KernelMatrix, make_kernel
-from nordicstats.solvers import polish, smo
+from nordicstats.solvers import kernel_rows, polish, smo
 from nordicstats.solvers.cached_products import cached_block, cached_rows_product
 from nordicstats.solvers.problem import NordicProblem
 
@@ -98,6 +106,36 @@ def fit_task(design, n, K, C, bound):
     return task
 
 
+def synthetic_face_task(rows, n=20000, K=7, C=16.0, seed=0):
+    def task():
+        X, y = make_design("likert", n, K, seed)
+        problem = NordicProblem(gram=KernelMatrix(make_kernel("rbf", gamma=GAMMA), X),
+                                signs=binary_signs(y, K), C=C, method="nordic1")
+        rng = np.random.default_rng(seed)
+        U = problem.upper_bounds
+        alpha = np.zeros_like(U)
+        chosen = rng.choice(n, rows, replace=False)
+        first = np.clip(y[chosen] - rng.integers(0, 2, rows), 0, K - 2)
+        alpha[chosen, first] = 0.5 * U[chosen, first]
+        second = chosen[rng.random(rows) < 0.28]
+        alpha[second, (first[np.isin(chosen, second)] + 1) % (K - 1)] = 0.25 * U[second, 0]
+        phi, gamma = np.zeros((n, K - 2)), np.zeros(K - 2)
+        G = problem.gram @ (problem.signs * alpha)
+        cache = smo._row_cache(problem.gram, smo.default_cache_mb(n))
+        shared = kernel_rows.kernel_rows_for(problem.gram, cache)
+        cache.fetch(np.sort(chosen))  # the face's rows cached, as in a fit
+        polish.ACTIVE_SET_ROUNDS, polish.PROXIMAL_STEPS, polish.MAX_FACE_SIZE = 2, 0, 10 ** 6
+        # two rounds whatever changes, none released (the second face within the first)
+        polish.FIRST_ROUND_CHANGES, polish.SETTLING, polish.RELEASE_TOL = None, np.inf, np.inf
+        memory = PolishMemory()
+        step, seconds, peak_mb, cpu = peak_mb_of(lambda: smo.polish_step(
+            problem, alpha, phi, gamma, G, np.zeros(K - 1), shared)[0])
+        return {"synthetic_rows": rows, "status": "done", "cpu_seconds": cpu,
+                "peak_mb": peak_mb, "cache_mb": cache.nbytes / 2 ** 20,
+                "steps": memory.steps, "load": os.getloadavg()[0]}
+    return task
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--bounds", nargs=2, type=int, default=[5000, 7500])
@@ -106,10 +144,25 @@ def main():
     parser.add_argument("--repeats", type=int, default=1, help="alternating pairs of fits")
     parser.add_argument("--limit", type=float, default=1800.0, help="seconds per fit")
     parser.add_argument("--out", default="face_bound.jsonl")
+    parser.add_argument("--synthetic", nargs="+", type=int, default=[],
+                        help="rows of faces polished alone (their memory)")
     args = parser.parse_args()
     # load the compiled reads before forking: not in a polishing step's traced memory
     cached_rows_product(np.ones((2, 3)), np.arange(2), np.ones((2, 1)), np.arange(2))
     cached_block(np.ones((2, 3)), np.arange(2), np.arange(2))
+    for rows in args.synthetic:
+        row = isolated(synthetic_face_task(rows), args.limit, 8000.0)
+        with open(RESULTS / args.out, "a") as fh:
+            fh.write(json.dumps(row) + "\n")
+        traced = [(s["size"], s["rows"], s["entries"], round(s["polish_peak_mb"]))
+                  for s in row.get("steps", [])]
+        print(f"synthetic face on {rows:,} rows: {row.get('status')}, peak "
+              f"{row.get('peak_mb', 0):,.0f} MB above the start (row cache "
+              f"{row.get('cache_mb', 0):,.0f} MB, the face's rows in it before), traced "
+              f"(size, rows, entries, MB) {traced}, CPU {row.get('cpu_seconds', 0):.1f} s",
+              flush=True)
+    if args.synthetic:
+        return
     for index in args.cases:
         for _ in range(args.repeats):
             for bound in args.bounds:
