@@ -1,16 +1,18 @@
-"""The kernel rows a polishing step reads: K_SS, K[S, R] and the gradient update K[:, R] d.
+"""The kernel rows a polishing step reads: K_SS, K[S, R] D and the gradient update K[:, R] D.
 
 The rounds of a polishing step (:mod:`nordicstats.solvers.polish`) need, for the rows S of
-their face and R where the point moved, the kernel block K_SS, the block K[S, R] and the
-update K[:, R] (Omega - Omega_base)_R of the gradient.  With a dense Gram matrix these
+their face and R where the point moved, the kernel block K_SS, the product K[S, R] D and
+the update K[:, R] D of the gradient (D = (Omega - Omega_base)_R).  With a dense Gram matrix these
 are indexed directly.  With rows on demand (a :class:`~nordicstats.kernels.KernelMatrix`,
 n above ``DENSE_GRAM_MAX_ROWS``) the SMO loop's row cache already holds most of a face's
 rows, so :class:`SharedKernelRows` reads them there and computes only the missing ones,
-into that cache by the loop's formula (:func:`kernel_rows_for` picks it); otherwise
+into that cache by the loop's formula, and reads them by compiled loops
+(:mod:`~nordicstats.solvers.cached_products`; :func:`kernel_rows_for` picks it); otherwise
 :class:`KernelRows` keeps the rows it computed in a block of its own between rounds and
 polishing steps.  Design and measurements: docs/notes/scaling.md ("Kernel rows kept
 between polishing rounds and steps", "The polishing's kernel rows from the SMO loop's row
-cache, and larger faces").
+cache, and larger faces", "The polishing's products over the cached rows, and the first
+face").
 """
 
 from __future__ import annotations
@@ -190,8 +192,11 @@ class SharedKernelRows(KernelRows):
     exp(-gamma (x_i'x_i + x_j'x_j - 2 x_i'x_j)) for the RBF kernel, differs from
     ``KernelMatrix.block`` (``cdist``) in the last bits (at most 1.3e-15 measured,
     ``likert`` n = 1,000-20,000).  A request with more rows than the cache has slots
-    falls back to :class:`KernelRows`.  The gradient update K[:, R] d is summed over
-    blocks of :data:`PRODUCT_BLOCK_BYTES` of gathered rows.
+    falls back to :class:`KernelRows`.  With :data:`COMPILED_READS` (the default) the
+    products K[:, R] D and K[S, R] D are summed over the cached rows where they lie and
+    K_SS is copied by one compiled loop (:mod:`~nordicstats.solvers.cached_products`);
+    else the rows are gathered by numpy (the gradient update over blocks of
+    :data:`PRODUCT_BLOCK_BYTES`) and multiplied by BLAS.
 
     Parameters
     ----------

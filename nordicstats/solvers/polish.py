@@ -144,7 +144,11 @@ FIRST_ROUND_CHANGES = 0.25
 # pair tolerances 1e-2 ... 1e-3 had 6,968, 5,971 and 5,318 variables and were skipped,
 # 2.3 million of the fit's 3.2 million SMO steps ran until the face at 3.2e-4 (4,957)
 # was polished; polishing the face of 6,968 (79 rounds, a proximal point taken, 54 s CPU)
-# took the fit to 957,709 steps, 242 s CPU against 292 s
+# took the fit to 957,709 steps, 242 s CPU against 292 s.  With the rule as built (the face
+# of 6,968 refused by its 5,444 rows) against a bound of 7,500 (cached rows read by compiled
+# loops, one run): 1,335,472 / 957,709 steps, 212.8 / 213.3 s CPU (the face of 5,444 rows
+# polished in 77 rounds without the optimum), peak 2,486 / 2,624 MB; a face of 7,500 rows
+# at K = 7 takes ~880 MB (K_SS, the blocks of H and their factor), so the bound stays
 MAX_FACE_SIZE = 5000
 
 # Keep the blocks of H between the rounds of a polishing step (:class:`HessianBlocks`);
