@@ -2,7 +2,7 @@
 
 The polishing (:mod:`nordicstats.solvers.polish`) multiplies by the kernel rows R where
 its point moved: the gradient update K[:, R] D over all n rows and the fixed part
-K[S, R] D of its face's right side over the face's rows S, with D of shape (|R|, K-1).
+K[S, R] D of its face's right side over the face's rows S, with D of shape (len(R), K-1).
 Those rows are held in the SMO loop's row cache (a ``(slots, n)`` array, row i in slot
 ``slot_of[i]``; :class:`~nordicstats.solvers.smo_core.RowCache`), so the products are
 summed here over the cached rows themselves::
@@ -42,9 +42,9 @@ def cached_rows_product(store, slots, D, cols=None):
     ----------
     store : ndarray of shape (slots, n)
         The row cache's rows (C-contiguous).
-    slots : ndarray of int of shape (|R|,)
+    slots : ndarray of int of shape (len(R),)
         The slot of each row R_t.
-    D : ndarray of shape (|R|, m)
+    D : ndarray of shape (len(R), m)
     cols : ndarray of int, optional
         The columns (rows S of a face, any order); default all n.
 
