@@ -215,6 +215,13 @@ def test_cached_reads_add_the_rows_terms_in_order_and_copy_blocks_bit_for_bit(mo
     block, gathered = cached_block(store, slots, cols), store[np.ix_(slots, cols)].T
     np.testing.assert_array_equal(block, gathered)
     assert block.flags.f_contiguous and gathered.flags.f_contiguous
+    # indices the compiled loops would read out of bounds are refused
+    with pytest.raises(ValueError, match="slots must be"):
+        cached_block(store, np.array([9]), cols)
+    with pytest.raises(ValueError, match="cols must be"):
+        cached_rows_product(store, slots, D, np.array([-1]))
+    with pytest.raises(ValueError, match="one row per slot"):
+        cached_rows_product(store, slots[:2], D)
 
 
 @pytest.mark.parametrize("cached_rows", [12, 60])  # some rows missing; every row cached

@@ -9,7 +9,8 @@ summed here over the cached rows themselves::
 
     out[c, j] = sum_t  K[R_t, cols_j] D[t, c]         (K symmetric: K[cols, R] = K[R, cols]')
 
-one row R_t at a time, by blocks of :data:`COLUMN_BLOCK` columns (a block of ``out`` and
+(the gradient update of G = K Omega, eq. KKT_omega of the paper, Section 3.3) one row
+R_t at a time, by blocks of :data:`COLUMN_BLOCK` columns (a block of ``out`` and
 the row's part stay in the processor's cache), without gathering the rows into a copy
 first (a gather of 2,500 rows of 20,000 is 400 MB).  Zero entries of D are skipped; the
 terms of each entry are added in the order of R.  The face's kernel block K_SS is copied
@@ -63,10 +64,11 @@ def cached_rows_product(store, slots, D, cols=None):
     >>> cached_rows_product(store, np.array([1, 0]), D, cols=np.array([1]))
     array([[1.3, 0.4]])
     """
-    slots = np.ascontiguousarray(slots, dtype=np.int64)
     D = np.ascontiguousarray(D, dtype=float)
     every = cols is None
-    cols = np.zeros(0, dtype=np.int64) if every else np.ascontiguousarray(cols, dtype=np.int64)
+    slots, cols = _indices(store, slots, np.zeros(0) if every else cols)
+    if D.ndim != 2 or D.shape[0] != slots.size:
+        raise ValueError(f"D must have one row per slot ({slots.size}); got shape {D.shape}.")
     out = np.zeros((D.shape[1], store.shape[1] if every else cols.size))
     _add_row_products(store, slots, D, cols, every, COLUMN_BLOCK, out)
     return out.T
@@ -88,11 +90,23 @@ def cached_block(store, slots, cols):
     array([[11.,  3.],
            [ 9.,  1.]])
     """
-    slots = np.ascontiguousarray(slots, dtype=np.int64)
-    cols = np.ascontiguousarray(cols, dtype=np.int64)
+    slots, cols = _indices(store, slots, cols)
     out = np.empty((slots.size, cols.size))
     _gather(store, slots, cols, out)
     return out.T
+
+
+def _indices(store, slots, cols):
+    """``slots`` and ``cols`` as int64 arrays, checked against the shape of ``store`` (the
+    compiled loops do not check their indices)."""
+    slots = np.ascontiguousarray(slots, dtype=np.int64)
+    cols = np.ascontiguousarray(cols, dtype=np.int64)
+    if store.ndim != 2 or not store.flags.c_contiguous or store.dtype != np.float64:
+        raise ValueError("store must be a C-contiguous 2-D float64 array (the cache's rows).")
+    for name, index, size in (("slots", slots, store.shape[0]), ("cols", cols, store.shape[1])):
+        if index.ndim != 1 or (index.size and (index.min() < 0 or index.max() >= size)):
+            raise ValueError(f"{name} must be a 1-D array of indices in [0, {size}).")
+    return slots, cols
 
 
 @numba.njit(cache=True)
