@@ -29,8 +29,10 @@ Run ``python benchmarks/bench_face_bound.py --bounds 5000 7500``.
 from __future__ import annotations
 
 import argparse
+import cProfile
 import json
 import os
+import pstats
 import time
 import tracemalloc
 from pathlib import Path
@@ -106,7 +108,7 @@ def fit_task(design, n, K, C, bound):
     return task
 
 
-def synthetic_face_task(rows, n=20000, K=7, C=16.0, seed=0):
+def synthetic_face_task(rows, n=20000, K=7, C=16.0, seed=0, profile=False):
     def task():
         X, y = make_design("likert", n, K, seed)
         problem = NordicProblem(gram=KernelMatrix(make_kernel("rbf", gamma=GAMMA), X),
@@ -128,8 +130,14 @@ def synthetic_face_task(rows, n=20000, K=7, C=16.0, seed=0):
         # two rounds whatever changes, none released (the second face within the first)
         polish.FIRST_ROUND_CHANGES, polish.SETTLING, polish.RELEASE_TOL = None, np.inf, np.inf
         memory = PolishMemory()
+        profiler = cProfile.Profile() if profile else None
+        if profiler:
+            profiler.enable()
         step, seconds, peak_mb, cpu = peak_mb_of(lambda: smo.polish_step(
             problem, alpha, phi, gamma, G, np.zeros(K - 1), shared)[0])
+        if profiler:
+            profiler.disable()
+            pstats.Stats(profiler).sort_stats("tottime").print_stats(12)
         return {"synthetic_rows": rows, "status": "done", "cpu_seconds": cpu,
                 "peak_mb": peak_mb, "cache_mb": cache.nbytes / 2 ** 20,
                 "steps": memory.steps, "load": os.getloadavg()[0]}
@@ -146,12 +154,14 @@ def main():
     parser.add_argument("--out", default="face_bound.jsonl")
     parser.add_argument("--synthetic", nargs="+", type=int, default=[],
                         help="rows of faces polished alone (their memory)")
+    parser.add_argument("--profile", action="store_true",
+                        help="with --synthetic: cProfile of the polishing step (not stored)")
     args = parser.parse_args()
     # load the compiled reads before forking: not in a polishing step's traced memory
     cached_rows_product(np.ones((2, 3)), np.arange(2), np.ones((2, 1)), np.arange(2))
     cached_block(np.ones((2, 3)), np.arange(2), np.arange(2))
     for rows in args.synthetic:
-        row = isolated(synthetic_face_task(rows), args.limit, 8000.0)
+        row = isolated(synthetic_face_task(rows, profile=args.profile), args.limit, 8000.0)
         with open(RESULTS / args.out, "a") as fh:
             fh.write(json.dumps(row) + "\n")
         traced = [(s["size"], s["rows"], s["entries"], round(s["polish_peak_mb"]))
