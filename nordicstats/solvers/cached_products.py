@@ -31,8 +31,9 @@ __all__ = ["COLUMN_BLOCK", "cached_block", "cached_rows_product"]
 # Measured (2,500 random rows of 20,000 in a cache of 10,000, K - 1 = 6, half of D zero,
 # CPU s, two runs): blocks of 2,048 / 4,096 / 8,192 / 20,000 columns 0.037-0.038 /
 # 0.033-0.036 / 0.029-0.032 / 0.031 s over all n; gathered by blocks of 32 MiB and
-# multiplied by BLAS 0.125-0.137 s; K[S, R] D over 5,400 columns S 0.029-0.033 s
-# against 0.285-0.297 s for the np.ix_ gather and BLAS
+# multiplied by BLAS 0.065-0.067 s (0.125-0.143 s the first time in a process: fresh
+# pages); K[S, R] D over 5,400 columns S 0.028-0.033 s against 0.051 s (0.29 s) for the
+# np.ix_ gather and BLAS
 COLUMN_BLOCK = 8192
 
 
