@@ -9,7 +9,11 @@ the two settings of a switch (``--repeats`` pairs):
   :class:`~nordicstats.solvers.kernel_rows.KernelRows`, off (``kernel_rows.KEPT_ROWS_MB`` 0) / on;
 * ``--switch shared``: the rows kept apart (``kernel_rows.READ_ROW_CACHE`` False,
   :class:`~nordicstats.solvers.kernel_rows.KernelRows`) / read from the SMO loop's row cache
-  (:class:`~nordicstats.solvers.kernel_rows.SharedKernelRows`).
+  (:class:`~nordicstats.solvers.kernel_rows.SharedKernelRows`);
+* ``--switch inplace``: the cached rows read by numpy's gathers (``np.ix_``) and BLAS
+  products of the gathered rows (``kernel_rows.COMPILED_READS`` False) / by compiled
+  loops: K_SS copied, K[:, R] D and K[S, R] D summed where the rows lie
+  (:mod:`~nordicstats.solvers.cached_products`).
 
 Printed: the SMO steps and polishing rounds of both (``same path`` when equal), the
 largest difference of the decision values, both certificates' gaps, the CPU seconds of
@@ -20,8 +24,9 @@ are CPU seconds of this process (the machine is shared; wall-clock times varied 
 under others' load).
 
 Run ``python benchmarks/bench_polish_rows.py --n 1000 5000``; the outputs are kept in
-``benchmarks/results/polish_kernel_rows.txt`` (``kept``) and
-``benchmarks/results/polish_shared_rows.txt`` (``shared``).
+``benchmarks/results/polish_kernel_rows.txt`` (``kept``),
+``benchmarks/results/polish_shared_rows.txt`` (``shared``) and
+``benchmarks/results/polish_products_in_place.txt`` (``inplace``).
 """
 
 from __future__ import annotations
@@ -35,16 +40,18 @@ from bench_scale import GAMMA, make_design
 from nordicstats.data import binary_signs
 from nordicstats.kernels import KernelMatrix, make_kernel
 from nordicstats.solvers import kernel_rows, smo
+from nordicstats.solvers.cached_products import cached_block, cached_rows_product
 from nordicstats.solvers.problem import NordicProblem
 
 CASES = {1000: [(design, K, C) for design in ("likert", "rare", "overlap") for K in (5, 7)
                 for C in (4.0, 16.0)],
          5000: [("likert", 7, 1.0), ("likert", 5, 16.0), ("rare", 5, 16.0),
                 ("overlap", 3, 1.0), ("overlap", 5, 1.0)],
-         20000: [("likert", 5, 16.0)]}
+         20000: [("likert", 5, 16.0), ("likert", 7, 16.0)]}
 # the module setting each switch turns, with its two values (first, second)
 SWITCHES = {"kept": ("KEPT_ROWS_MB", 0.0, kernel_rows.KEPT_ROWS_MB),
-            "shared": ("READ_ROW_CACHE", False, True)}
+            "shared": ("READ_ROW_CACHE", False, True),
+            "inplace": ("COMPILED_READS", False, True)}
 
 
 class PolishClock:
@@ -105,13 +112,18 @@ def main():
     parser.add_argument("--n", nargs="+", type=int, default=[1000, 5000], choices=sorted(CASES))
     parser.add_argument("--switch", choices=sorted(SWITCHES), default="kept")
     parser.add_argument("--repeats", type=int, default=2, help="alternating pairs of fits")
+    parser.add_argument("--K", nargs="+", type=int, help="only these numbers of classes")
     args = parser.parse_args()
     clock = PolishClock()
     X, y = make_design("likert", 60, 3, 0)  # load the compiled loop before timing
     smo.solve_smo(NordicProblem(gram=make_kernel("rbf", gamma=GAMMA)(X, X),
                                 signs=binary_signs(y, 3), C=1.0, method="nordic1"))
+    cached_rows_product(np.ones((2, 3)), np.arange(2), np.ones((2, 1)), np.arange(2))
+    cached_block(np.ones((2, 3)), np.arange(2), np.arange(2))
     for n in args.n:
         for design, K, C in CASES[n]:
+            if args.K and K not in args.K:
+                continue
             compare(design, n, K, C, args.switch, args.repeats, clock)
 
 

@@ -93,7 +93,9 @@ NORDIC2_ROWS = "nordic2_conf.jsonl"  # NORDIC-2, the paths' end bases certified 
 # the coarse tier at 1), kernel_nordic0_shrink.jsonl (NORDIC-0 with shrinking),
 # kernel_nordic0_tail3.jsonl (NORDIC-0 shrinking at each round's start),
 # kernel_nordic0_sched.jsonl (NORDIC-0 with the patient shrink),
-# kernel_nordic0_grid1000.jsonl (NORDIC-0, the whole grid at n = 1,000 in one run)
+# kernel_nordic0_grid1000.jsonl (NORDIC-0, the whole grid at n = 1,000 in one run),
+# kernel_big2.jsonl (NORDIC-1 at n = 20,000 with the polishing's cached rows read by
+# compiled loops: its products in place, K_SS copied)
 KERNEL_FILES = ("kernel.jsonl", "kernel_nordic0_smo.jsonl", "nordic2_dual_lp.jsonl",
                 "nordic2_tail.jsonl", "nordic2_path.jsonl", "nordic2_deg.jsonl",
                 "nordic2_bb.jsonl", NORDIC2_ROWS,
@@ -103,7 +105,8 @@ KERNEL_FILES = ("kernel.jsonl", "kernel_nordic0_smo.jsonl", "nordic2_dual_lp.jso
                 "kernel_grid5000.jsonl",
                 "kernel_nordic0_tail.jsonl",
                 "kernel_nordic0_shrink.jsonl", "kernel_nordic0_tail3.jsonl",
-                "kernel_nordic0_sched.jsonl", "kernel_nordic0_grid1000.jsonl")
+                "kernel_nordic0_sched.jsonl", "kernel_nordic0_grid1000.jsonl",
+                "kernel_big2.jsonl")
 BETA5 = np.array([1.0, 0.625, 0.25, -0.125, -0.5])
 # The libsvm baseline is the fastest of this many runs: on a shared machine one run of
 # ~0.1 s varied 5-fold, and the fastest is the fair (harshest) denominator.

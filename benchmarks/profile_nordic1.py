@@ -67,11 +67,11 @@ class PolishRowsCount:
 
     def __init__(self):
         self.cache, self.requested, self.in_cache, self.seconds = None, 0, 0, 0.0
-        self.depth = 0  # square_and_beside calls block: count the outer request only
+        self.depth = 0  # square_and_product calls square_and_beside: the outer request only
         self.inner_cache = smo._row_cache
         smo._row_cache = self._catch
         for owner in (KernelRows, SharedKernelRows):
-            for name in ("block", "square_and_beside", "product"):
+            for name in ("block", "square_and_beside", "square_and_product", "product"):
                 setattr(owner, name, self._counted(owner.__dict__[name]))
 
     def _catch(self, *args, **kwargs):

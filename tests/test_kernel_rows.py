@@ -14,7 +14,8 @@ from test_polish import LARGE_C
 from test_smo import OBJ_RTOL, design, rbf_problem
 
 from nordicstats.kernels import KernelMatrix, make_kernel
-from nordicstats.solvers import kernel_rows, smo
+from nordicstats.solvers import cached_products, kernel_rows, polish, smo
+from nordicstats.solvers.cached_products import cached_block, cached_rows_product
 from nordicstats.solvers.certificate import GAP_TOL
 from nordicstats.solvers.kernel_rows import KernelRows, SharedKernelRows
 from nordicstats.solvers.smo import solve_smo
@@ -127,15 +128,17 @@ def test_shared_rows_read_the_smo_cache_and_match_the_kernel_matrix():
     np.testing.assert_array_equal(rows.block(S, S), square)
     assert (rows.computed, rows.read) == (22, 20)
     np.testing.assert_array_equal(cache.counters[1:3], before)
-    # the gradient update K[:, R] B by blocks of gathered rows (one row a block here)
+    # the gradient update K[:, R] B by blocks of gathered rows (one row a block here), the
+    # products in place off (their own test below)
     B = np.random.default_rng(0).normal(size=(R.size, 3))
     for block_bytes in (kernel_rows.PRODUCT_BLOCK_BYTES, 8 * 60):
         kernel_rows.PRODUCT_BLOCK_BYTES, default = block_bytes, kernel_rows.PRODUCT_BLOCK_BYTES
+        kernel_rows.COMPILED_READS = False
         try:
             np.testing.assert_allclose(rows.product(R, B), dense[:, R] @ B, rtol=0,
                                        atol=1e-13)
         finally:
-            kernel_rows.PRODUCT_BLOCK_BYTES = default
+            kernel_rows.PRODUCT_BLOCK_BYTES, kernel_rows.COMPILED_READS = default, True
     # rows missing from the cache are computed into its least recently used slots, the
     # rows of one request never evicting each other
     later = np.arange(30, 60)
@@ -188,3 +191,116 @@ def test_polishing_from_the_smo_cache_reaches_the_primal_optimum(n, K, C, seed, 
     else:  # no face fits the cache: the rows kept apart
         assert shared.info["polish_rows_read"] == 0
     assert shared.objective == pytest.approx(apart.objective, rel=1e-12)
+
+
+def test_cached_reads_add_the_rows_terms_in_order_and_copy_blocks_bit_for_bit(monkeypatch):
+    # out[j, c] = sum_t store[slots[t], cols_j] D[t, c], the terms added in the order of
+    # R by numpy below: the same operations, so the same bits (zeros of D skipped: adding
+    # 0 * x changes no sum); blocks of 7 columns, so several blocks and a remainder
+    rng = np.random.default_rng(3)
+    store = rng.normal(size=(9, 40))
+    slots = np.array([4, 0, 7, 2, 8])
+    D = rng.normal(size=(5, 3))
+    D[rng.random(D.shape) < 0.4] = 0.0
+    monkeypatch.setattr(cached_products, "COLUMN_BLOCK", 7)
+    for cols in (None, np.array([39, 3, 3, 17, 0, 25, 8, 30, 12])):  # any order, repeats
+        picked = np.arange(40) if cols is None else cols
+        expected = np.zeros((picked.size, 3))
+        for t in range(slots.size):
+            expected += np.multiply.outer(store[slots[t], picked], D[t])
+        np.testing.assert_array_equal(cached_rows_product(store, slots, D, cols), expected)
+    assert cached_rows_product(store, slots[:0], D[:0]).shape == (40, 3)
+    # the blocks: copies of the np.ix_ gather, in its layout
+    cols = np.array([39, 3, 3, 17, 0])
+    block, gathered = cached_block(store, slots, cols), store[np.ix_(slots, cols)].T
+    np.testing.assert_array_equal(block, gathered)
+    assert block.flags.f_contiguous and gathered.flags.f_contiguous
+    # indices the compiled loops would read out of bounds are refused
+    with pytest.raises(ValueError, match="slots must be"):
+        cached_block(store, np.array([9]), cols)
+    with pytest.raises(ValueError, match="cols must be"):
+        cached_rows_product(store, slots, D, np.array([-1]))
+    with pytest.raises(ValueError, match="one row per slot"):
+        cached_rows_product(store, slots[:2], D)
+
+
+@pytest.mark.parametrize("cached_rows", [12, 60])  # some rows missing; every row cached
+def test_compiled_reads_equal_the_kernel_matrix_products(cached_rows, monkeypatch):
+    # K_SS copied, K[:, R] B and K[S, R] B summed over the SMO cache's rows (compiled
+    # reads) against the dense reference from KernelMatrix.block (cdist: another formula,
+    # at most 1.3e-15 a value measured, so 12 terms of |B| < 3 differ by < 5e-14), and
+    # against the gather and BLAS of the same cached values (another order of summation:
+    # rounding of sums of order 1); both ways fetch the same rows into the same slots.
+    # With 12 slots S and R together do not fit: KernelRows' own block, the products of
+    # its gathered rows
+    X = design(60, 3, 4)[0]
+    lazy = KernelMatrix(make_kernel("rbf", gamma=0.2), X)
+    S, R = np.arange(5, 45, 4), np.r_[np.arange(5, 25, 2), 50, 55]
+    B = np.random.default_rng(1).normal(size=(R.size, 4))
+    B[::3, 1:] = 0.0
+    reference_all, reference_face = lazy.block(R).T @ B, lazy.block(R)[:, S].T @ B
+    results, caches = [], []
+    for in_place in (True, False):
+        monkeypatch.setattr(kernel_rows, "COMPILED_READS", in_place)
+        cache = smo._row_cache(lazy, 8.0 * 60 * cached_rows / 2 ** 20)
+        cache.fetch(np.arange(0, 60, 7)[:cached_rows])  # some rows there before
+        rows = SharedKernelRows(lazy, cache)
+        square, beside = rows.square_and_product(S, R, B)
+        every = rows.product(R, B)
+        assert square.shape == (S.size, S.size)
+        np.testing.assert_allclose(every, reference_all, rtol=0, atol=10 * CACHE_FORMULA_ATOL)
+        np.testing.assert_allclose(beside, reference_face, rtol=0, atol=10 * CACHE_FORMULA_ATOL)
+        results.append((square, beside, every, rows.computed, rows.read))
+        caches.append(cache.slot_of.copy())
+    (square, beside, every, computed, read), gathered = results
+    np.testing.assert_array_equal(square, gathered[0])  # copies: the same bits and layout
+    assert square.flags.f_contiguous == gathered[0].flags.f_contiguous
+    np.testing.assert_allclose(beside, gathered[1], rtol=0, atol=1e-14)
+    np.testing.assert_allclose(every, gathered[2], rtol=0, atol=1e-14)
+    assert (computed, read) == gathered[3:]
+    np.testing.assert_array_equal(caches[0], caches[1])
+    np.testing.assert_allclose(square, lazy.block(S)[:, S], rtol=0, atol=CACHE_FORMULA_ATOL)
+    if cached_rows == 60:  # K_SS from the cache: one formula, symmetric bit for bit
+        np.testing.assert_array_equal(square, square.T)
+    assert read > 0  # K[:, R] B (12 rows) from the cache either way
+
+
+# small problems with rows on demand: every row cached, or 60% of them (SHARED)
+IN_PLACE = SHARED[:4]
+
+
+@pytest.mark.usefixtures("always_polish")
+@pytest.mark.parametrize("n,K,C,seed,cached", IN_PLACE)
+@pytest.mark.parametrize("face_rows", [None, 25])
+def test_compiled_reads_keep_the_path_and_reach_the_primal_optimum(n, K, C, seed, cached,
+                                                                     face_rows, monkeypatch):
+    # whole fits with the polishing's cached rows read by compiled loops against numpy's
+    # gathers and BLAS: the same SMO steps and rounds, both certified at Clarabel's optimum
+    # of the primal; with a face bound forced small (25 rows) every face is refused
+    if face_rows is not None:
+        monkeypatch.setattr(polish, "MAX_FACE_SIZE", face_rows)
+    problem = rbf_problem(n, K, C, seed, lazy=True)
+    cache_mb = None if cached is None else 8.0 * n * int(cached * n) / 2 ** 20
+    fits = []
+    for in_place in (True, False):
+        monkeypatch.setattr(kernel_rows, "COMPILED_READS", in_place)
+        fits.append(solve_smo(problem, cache_mb=cache_mb))
+    in_place, gathered = fits
+    reference = solve_primal(problem)
+    for res in fits:
+        assert res.status == "optimal" and res.gap <= GAP_TOL
+        assert res.objective == pytest.approx(reference, rel=OBJ_RTOL)
+    assert in_place.iterations == gathered.iterations
+    assert [s["rounds"] for s in in_place.info["polish"]] == [
+        s["rounds"] for s in gathered.info["polish"]]
+    assert in_place.info["polish_rows_read"] == gathered.info["polish_rows_read"]
+    if face_rows is None:
+        assert in_place.info["polish_rows_read"] > 0
+        assert any(step["accepted"] for step in in_place.info["polish"])
+    else:  # every face refused (55-96 rows): the SMO loop alone certifies
+        assert in_place.info["polish_rows_read"] == 0
+        assert not any(step["rounds"] for step in in_place.info["polish"])
+    # the face optima in other last bits: measured at most 2.8e-14 over these fits
+    np.testing.assert_allclose(problem.decision_values(in_place.dual_coef, in_place.intercept),
+                               problem.decision_values(gathered.dual_coef, gathered.intercept),
+                               rtol=0, atol=1e-12)

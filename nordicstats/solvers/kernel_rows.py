@@ -1,16 +1,18 @@
-"""The kernel rows a polishing step reads: K_SS, K[S, R] and the gradient update K[:, R] d.
+"""The kernel rows a polishing step reads: K_SS, K[S, R] D and the gradient update K[:, R] D.
 
 The rounds of a polishing step (:mod:`nordicstats.solvers.polish`) need, for the rows S of
-their face and R where the point moved, the kernel block K_SS, the block K[S, R] and the
-update K[:, R] (Omega - Omega_base)_R of the gradient.  With a dense Gram matrix these
+their face and R where the point moved, the kernel block K_SS, the product K[S, R] D and
+the update K[:, R] D of the gradient (D = (Omega - Omega_base)_R).  With a dense Gram matrix these
 are indexed directly.  With rows on demand (a :class:`~nordicstats.kernels.KernelMatrix`,
 n above ``DENSE_GRAM_MAX_ROWS``) the SMO loop's row cache already holds most of a face's
 rows, so :class:`SharedKernelRows` reads them there and computes only the missing ones,
-into that cache by the loop's formula (:func:`kernel_rows_for` picks it); otherwise
+into that cache by the loop's formula, and reads them by compiled loops
+(:mod:`~nordicstats.solvers.cached_products`; :func:`kernel_rows_for` picks it); otherwise
 :class:`KernelRows` keeps the rows it computed in a block of its own between rounds and
 polishing steps.  Design and measurements: docs/notes/scaling.md ("Kernel rows kept
 between polishing rounds and steps", "The polishing's kernel rows from the SMO loop's row
-cache, and larger faces").
+cache, and larger faces", "The polishing's products over the cached rows, and the first
+face").
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ from __future__ import annotations
 import numpy as np
 
 from nordicstats.kernels import KernelMatrix, gram_block
+from nordicstats.solvers.cached_products import cached_block, cached_rows_product
 
 __all__ = ["KernelRows", "SharedKernelRows", "kernel_rows_for"]
 
@@ -37,7 +40,14 @@ KEPT_ROWS_MB = 256.0
 # polishing 16.6 -> 11.0 s, fit 98.4 -> 90.0 s (99.7% of the rows asked for were cached);
 # n = 5,000 (every row cached) polishing 0.98-1.14x, fits 0.97-1.03x over five fits
 READ_ROW_CACHE = True
-# the gathered rows of one block of the gradient update K[:, R] d (:class:`SharedKernelRows`)
+# Read the cached rows by compiled loops (:class:`SharedKernelRows`,
+# :mod:`~nordicstats.solvers.cached_products`): the gradient update K[:, R] D and the
+# face's K[S, R] D summed where the rows lie, K_SS and other blocks copied by one loop;
+# False: numpy's gathers (np.ix_) and BLAS products of the gathered rows.  Measured:
+# docs/notes/scaling.md ("The polishing's products over the cached rows")
+COMPILED_READS = True
+# the gathered rows of one block of the gradient update K[:, R] D without the compiled
+# reads (COMPILED_READS off)
 PRODUCT_BLOCK_BYTES = 32 * 2 ** 20
 
 
@@ -117,6 +127,12 @@ class KernelRows:
         beside[inside] = square.T[where[inside]]
         return square, beside.T
 
+    def square_and_product(self, rows, cols, B):
+        """(K[rows][:, rows], K[rows][:, cols] B) for sorted unique ``rows``: a face's K_SS
+        and the fixed part K[S, R] D of its right side (:meth:`square_and_beside`)."""
+        square, beside = self.square_and_beside(rows, cols)
+        return square, beside @ B
+
     def product(self, rows, B):
         """K[:, rows] B for B of shape (len(rows), r)."""
         rows = np.asarray(rows, dtype=np.int64)
@@ -176,8 +192,11 @@ class SharedKernelRows(KernelRows):
     exp(-gamma (x_i'x_i + x_j'x_j - 2 x_i'x_j)) for the RBF kernel, differs from
     ``KernelMatrix.block`` (``cdist``) in the last bits (at most 1.3e-15 measured,
     ``likert`` n = 1,000-20,000).  A request with more rows than the cache has slots
-    falls back to :class:`KernelRows`.  The gradient update K[:, R] d is summed over
-    blocks of :data:`PRODUCT_BLOCK_BYTES` of gathered rows.
+    falls back to :class:`KernelRows`.  With :data:`COMPILED_READS` (the default) the
+    products K[:, R] D and K[S, R] D are summed over the cached rows where they lie and
+    K_SS is copied by one compiled loop (:mod:`~nordicstats.solvers.cached_products`);
+    else the rows are gathered by numpy (the gradient update over blocks of
+    :data:`PRODUCT_BLOCK_BYTES`) and multiplied by BLAS.
 
     Parameters
     ----------
@@ -210,7 +229,7 @@ class SharedKernelRows(KernelRows):
         slots = self._slots(cols)
         if slots is None:
             return super().block(rows, cols)
-        return self.row_cache.rows[np.ix_(slots, rows)].T
+        return self._gather(slots, rows)
 
     def square_and_beside(self, rows, cols):
         """(K_SS, K[S, R]) for sorted unique ``rows`` S, both from the cached rows of S and R
@@ -219,22 +238,42 @@ class SharedKernelRows(KernelRows):
         slots = self._slots(np.r_[rows, cols])
         if slots is None:
             return super().square_and_beside(rows, cols)
-        store = self.row_cache.rows
-        return (store[np.ix_(slots[:rows.size], rows)].T,
-                store[np.ix_(slots[rows.size:], rows)].T)
+        return self._gather(slots[:rows.size], rows), self._gather(slots[rows.size:], rows)
+
+    def square_and_product(self, rows, cols, B):
+        """(K_SS, K[S, R] B) for sorted unique ``rows`` S from the cached rows of S and R
+        (fetched together); with :data:`COMPILED_READS` K[S, R] B is summed over the
+        cached rows of R without gathering K[S, R]."""
+        rows, cols = np.asarray(rows, dtype=np.int64), np.asarray(cols, dtype=np.int64)
+        slots = self._slots(np.r_[rows, cols]) if COMPILED_READS else None
+        if slots is None:
+            return super().square_and_product(rows, cols, B)
+        return (self._gather(slots[:rows.size], rows),
+                cached_rows_product(self.row_cache.rows, slots[rows.size:], B, cols=rows))
 
     def product(self, rows, B):
-        """K[:, rows] B, the cached rows gathered by blocks."""
+        """K[:, rows] B over the cached rows: summed where they lie
+        (:data:`COMPILED_READS`), else gathered by blocks and multiplied by BLAS."""
         rows = np.asarray(rows, dtype=np.int64)
         slots = self._slots(rows)
         if slots is None:
             return super().product(rows, B)
-        store, out = self.row_cache.rows, np.zeros((self.gram.shape[0], B.shape[1]))
+        store = self.row_cache.rows
+        if COMPILED_READS:
+            return cached_rows_product(store, slots, B)
+        out = np.zeros((self.gram.shape[0], B.shape[1]))
         step = max(1, PRODUCT_BLOCK_BYTES // (8 * self.gram.shape[0]))
         for start in range(0, rows.size, step):
             part = slice(start, start + step)
             out += store[slots[part]].T @ B[part]
         return out
+
+    def _gather(self, slots, cols):
+        """K[cols][:, rows in ``slots``]: a compiled copy (:data:`COMPILED_READS`) or
+        ``np.ix_``, the same numbers in the same layout."""
+        if COMPILED_READS:
+            return cached_block(self.row_cache.rows, slots, cols)
+        return self.row_cache.rows[np.ix_(slots, cols)].T
 
     def _slots(self, rows):
         """Slots of ``rows`` (any order, repeats allowed) in the SMO cache, the missing ones

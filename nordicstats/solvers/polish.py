@@ -144,7 +144,11 @@ FIRST_ROUND_CHANGES = 0.25
 # pair tolerances 1e-2 ... 1e-3 had 6,968, 5,971 and 5,318 variables and were skipped,
 # 2.3 million of the fit's 3.2 million SMO steps ran until the face at 3.2e-4 (4,957)
 # was polished; polishing the face of 6,968 (79 rounds, a proximal point taken, 54 s CPU)
-# took the fit to 957,709 steps, 242 s CPU against 292 s
+# took the fit to 957,709 steps, 242 s CPU against 292 s.  With the rule as built (the face
+# of 6,968 refused by its 5,444 rows) against a bound of 7,500 (cached rows read by compiled
+# loops, one run): 1,335,472 / 957,709 steps, 212.8 / 213.3 s CPU (the face of 5,444 rows
+# polished in 77 rounds without the optimum), peak 2,486 / 2,624 MB; a face of 7,500 rows
+# at K = 7 takes ~880 MB (K_SS, the blocks of H and their factor), so the bound stays
 MAX_FACE_SIZE = 5000
 
 # Keep the blocks of H between the rounds of a polishing step (:class:`HessianBlocks`);
@@ -649,7 +653,7 @@ def _face_optimum(problem, face, point, G, base_omega, intercepts, kernel_rows,
 
     G_fixed = K Omega_fixed on the rows S of the face comes from the G of the base
     point: G_S - K[S, R] (Omega_base - Omega_fixed)_R over the rows R where they differ
-    (K[S, R] and K_SS from ``kernel_rows``).
+    (K_SS and K[S, R] (Omega_base - Omega_fixed)_R from ``kernel_rows``).
     H is block tridiagonal in the face's boundary blocks (:meth:`_Face.blocks`): it is
     factorised block by block and multiplied through K_SS, never formed.  With
     ``proximal`` rho > 0 the objective has rho max(K_ii) / 2 ||v - v_centre||^2 more
@@ -661,8 +665,8 @@ def _face_optimum(problem, face, point, G, base_omega, intercepts, kernel_rows,
     start = face.values(fixed["alpha"], fixed["phi"], fixed["gamma"])
     face.assign(np.zeros(face.size), fixed["alpha"], fixed["phi"], fixed["gamma"])
     rows, diff = _changed_rows(base_omega, dual_expansion(Y, fixed["alpha"], fixed["phi"]))
-    K_SS, K_SR = kernel_rows.square_and_beside(face.rows, rows)
-    G_fixed, A = G[face.rows] - K_SR @ diff, face.equality_rows(Y)
+    K_SS, K_SR_diff = kernel_rows.square_and_product(face.rows, rows, diff)
+    G_fixed, A = G[face.rows] - K_SR_diff, face.equality_rows(Y)
     c = face.transpose_omega(G_fixed)
     c[:face.alpha_index[0].size] -= 1.0
     rho = proximal * max(float(np.max(np.diag(K_SS), initial=0.0)), 0.0)
