@@ -27,7 +27,8 @@ Scaled ADMM with penalty rho, c_k = z_k - u_k (its first n entries c, its last d
   Clarabel on the first f-block of every fit).
 * **z-block**: z = P_M(h + u), isotonic regression (nonincreasing) of every row.
 * **dual update**: u = u + h - z.  Residual balancing (Boyd et al. 2011, Section 3.4.1):
-  rho times or divided by 2 when one residual exceeds 10 times the other, u rescaled.
+  rho times or divided by 2 when one residual exceeds 10 times the other, u rescaled;
+  over-relaxation (Section 3.4.3) in the last run of each fit.
 
 The NORDIC-1 Wolfe dual point of an iterate: alpha from the f-blocks, (phi, gamma) the
 prefix sums over k of -rho u (u lies in the polar cone of M after every z-update, so
@@ -37,32 +38,45 @@ point is (omega, the best nonincreasing intercepts for K omega).  The pair is ha
 certified (relative gap 1e-6, violations 1e-7).  Its objective is compared with the
 optimum of ``NORDIC(...).fit()``.
 
-Printed per fit: the outer iterations to a pair within 1e-3 (gap and violations, about
-libsvm's accuracy) and to the certificate, or where it stands at the cap; the CPU time of
-the exact f-blocks per outer iteration; the K-1 libsvm fits and the current solver (CPU
-time, one process); the cost bound.  Derivation and results: docs/notes/scaling.md ("An
-ADMM split over the noncrossing constraints").
+Also (``--multipliers-rho``) the method of multipliers on the noncrossing constraints only,
+its coupled inner problems solved exactly by Clarabel (:func:`run_multipliers`).
 
-Run ``python benchmarks/bench_admm_split.py``; the output is kept in
-``benchmarks/results/admm_split.txt``.
+Printed per fit: the outer iterations to a pair within 1e-3 and 1e-5 (gap and
+violations; 1e-3 is about libsvm's accuracy) and to the certificate, or where it stands
+at the cap; the CPU time of the exact f-blocks per outer iteration; the K-1 libsvm fits
+and the current solver (CPU time, one process); the cost bound.  Derivation and results:
+docs/notes/scaling.md ("An ADMM split over the noncrossing constraints").
+
+Run (the output is kept in ``benchmarks/results/admm_split.txt``)::
+
+    python benchmarks/bench_admm_split.py --n 300 --rho 0.03 0.1 0.3 1 3 \\
+        --multipliers-rho 10 100 1000 --multipliers-cap 30
+    python benchmarks/bench_admm_split.py --n 1000 --rho 0.1 1
 """
 
 from __future__ import annotations
 
-import argparse
-import time
+import os
 
-import clarabel
-import numpy as np
-import scipy.linalg
-from bench_scale import GAMMA, baseline, make_design
-from scipy import sparse
-from sklearn.isotonic import isotonic_regression
-from sklearn.svm import SVC
+for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ.setdefault(_var, "1")
 
-from nordicstats import NORDIC
-from nordicstats.solvers.certificate import certify
-from nordicstats.solvers.decomposition import intercepts_by_pooling
+import argparse  # noqa: E402
+import time  # noqa: E402
+import warnings  # noqa: E402
+
+import clarabel  # noqa: E402
+import cvxpy as cp  # noqa: E402
+import numpy as np  # noqa: E402
+import scipy.linalg  # noqa: E402
+from bench_scale import GAMMA, baseline, make_design  # noqa: E402
+from scipy import sparse  # noqa: E402
+from sklearn.isotonic import isotonic_regression  # noqa: E402
+from sklearn.svm import SVC  # noqa: E402
+
+from nordicstats import NORDIC  # noqa: E402
+from nordicstats.solvers.certificate import certify  # noqa: E402
+from nordicstats.solvers.decomposition import intercepts_by_pooling  # noqa: E402
 
 # residual balancing (Boyd et al. 2011, eq. 3.13): mu and tau
 BALANCE_RATIO, BALANCE_FACTOR = 10.0, 2.0
@@ -251,14 +265,15 @@ def bsvm_start(problem):
     return alpha, h
 
 
-def dual_pair(problem, alpha, U_scaled):
+def dual_pair(problem, alpha, multipliers):
     """The NORDIC-1 point of an iterate: (omega, b, multipliers) for ``certify``.
 
-    ``U_scaled`` is -rho u: its prefix sums over k are phi (rows 1..n) and gamma (the
-    intercept row); omega_k = y_k alpha_k + phi_k - phi_{k-1}.
+    ``multipliers`` (n+1, K-2): phi of the n training rows and gamma (the last row),
+    clipped at 0; omega_k = y_k alpha_k + phi_k - phi_{k-1} and b the best nonincreasing
+    intercepts for K omega.
     """
-    prefix = np.maximum(np.cumsum(U_scaled, axis=1)[:, :-1], 0.0)
-    phi, gamma = prefix[:-1], prefix[-1]
+    clipped = np.maximum(multipliers, 0.0)
+    phi, gamma = clipped[:-1], clipped[-1]
     omega = problem.signs * alpha
     omega[:, :-1] += phi
     omega[:, 1:] -= phi
@@ -266,8 +281,35 @@ def dual_pair(problem, alpha, U_scaled):
     return omega, b, {"alpha": alpha, "phi": phi, "gamma": gamma}
 
 
-def run_admm(problem, rho, balance, cap, optimum):
+class Progress:
+    """The first iterations at which an outer loop's pairs meet :data:`LANDMARKS`."""
+
+    def __init__(self):
+        self.landmarks = {tol: None for tol in LANDMARKS}
+        self.certified = None
+
+    def update(self, iteration, cert):
+        """Record the landmarks this iteration's certificate meets; True when certified."""
+        for tol, reached in self.landmarks.items():
+            if reached is None and max(cert.gap, cert.max_violation) <= tol:
+                self.landmarks[tol] = iteration
+        if cert.certified:
+            self.certified = iteration
+        return cert.certified
+
+    def record(self, iteration, cert, optimum, **fields):
+        """The row of a run: landmarks, certification, where the last pair stands."""
+        return dict(landmarks=self.landmarks, certified=self.certified, iterations=iteration,
+                    gap=cert.gap, primal_violation=cert.primal_violation,
+                    dual_violation=cert.dual_violation,
+                    objective_error=(cert.primal - optimum) / max(1.0, abs(optimum)), **fields)
+
+
+def run_admm(problem, rho, balance, relaxation, cap, optimum):
     """ADMM from the BSVM start until the pair is certified or ``cap`` iterations.
+
+    ``relaxation`` is Boyd et al.'s over-relaxation (Section 3.4.3): h enters the z- and
+    u-updates as relaxation h + (1 - relaxation) z (1: plain ADMM).
 
     Returns
     -------
@@ -282,35 +324,80 @@ def run_admm(problem, rho, balance, cap, optimum):
     blocks = FBlocks(problem, alpha)
     z, u = project_rows_nonincreasing(h), np.zeros_like(h)
     check = blocks.clarabel_difference(rho, z - u)
-    record = {"landmarks": {tol: None for tol in LANDMARKS}, "certified": None}
-    cpu, start = 0.0, time.process_time()
+    progress, cpu, start = Progress(), 0.0, time.process_time()
     for iteration in range(1, cap + 1):
         clock = time.process_time()
         h = blocks.solve(rho, z - u)
         cpu += time.process_time() - clock
+        h = relaxation * h + (1.0 - relaxation) * z
         z_old, z = z, project_rows_nonincreasing(h + u)
         u = u + h - z
         primal, dual = np.linalg.norm(h - z), rho * np.linalg.norm(z - z_old)
-        omega, b, multipliers = dual_pair(problem, blocks.alpha, -rho * u)
+        omega, b, multipliers = dual_pair(problem, blocks.alpha,
+                                          np.cumsum(-rho * u, axis=1)[:, :-1])
         cert = certify(problem, omega, b, multipliers)
-        for tol, reached in record["landmarks"].items():
-            if reached is None and max(cert.gap, cert.max_violation) <= tol:
-                record["landmarks"][tol] = iteration
-        if cert.certified:
-            record["certified"] = iteration
+        if progress.update(iteration, cert):
             break
         if balance and primal > BALANCE_RATIO * dual:
             rho, u = rho * BALANCE_FACTOR, u / BALANCE_FACTOR
         elif balance and dual > BALANCE_RATIO * primal:
             rho, u = rho / BALANCE_FACTOR, u * BALANCE_FACTOR
-    record.update(iterations=iteration, gap=cert.gap, primal_violation=cert.primal_violation,
-                  dual_violation=cert.dual_violation,
-                  objective_error=(cert.primal - optimum) / max(1.0, abs(optimum)),
-                  cpu_per_iteration=cpu / iteration, run_cpu=time.process_time() - start,
-                  rounds_per_block=blocks.rounds / (iteration * problem.n_boundaries),
-                  fallbacks=blocks.fallbacks, worst_kkt=blocks.worst_kkt, rho=rho,
-                  clarabel=check)
-    return record
+    return progress.record(
+        iteration, cert, optimum, cpu_per_iteration=cpu / iteration,
+        run_cpu=time.process_time() - start,
+        rounds_per_block=blocks.rounds / (iteration * problem.n_boundaries),
+        fallbacks=blocks.fallbacks, worst_kkt=blocks.worst_kkt, rho=rho, clarabel=check)
+
+
+# --- the method of multipliers ---------------------------------------------------------------
+def run_multipliers(problem, rho, cap, optimum):
+    """Method of multipliers on the noncrossing constraints only, inner problems by Clarabel.
+
+    The constraints c(omega, b) <= 0 (c = G_{k+1} - G_k row by row, and b_{k+1} - b_k)
+    leave the problem through the augmented Lagrangian (Rockafellar 1973)
+
+        f + 1/(2 rho) sum [max(0, mu + rho c)^2 - mu^2],   mu <- max(0, mu + rho c),
+
+    whose minimiser over (omega, b, xi) with the hinge rows is solved exactly by Clarabel
+    (through cvxpy, K = R R' by its eigenvectors as in the tests' primal reference).  The
+    pair: alpha the hinge rows' multipliers, (phi, gamma) = mu.
+    """
+    n, m = problem.n, problem.n_boundaries
+    values, vectors = np.linalg.eigh(problem.gram)
+    keep = values > 1e-11 * values[-1]
+    root = vectors[:, keep] * np.sqrt(values[keep])
+    coef, b, slack = cp.Variable((root.shape[1], m)), cp.Variable(m), cp.Variable((n, m))
+    G = root @ coef
+    intercepts = cp.reshape(b, (1, m), order="C")
+    hinge = cp.multiply(problem.signs, G + np.ones((n, 1)) @ intercepts) >= 1 - slack
+    crossing = cp.vstack([G[:, 1:] - G[:, :-1], intercepts[:, 1:] - intercepts[:, :-1]])
+    shift = cp.Parameter((n + 1, m - 1))  # mu / rho
+    inner = cp.Problem(cp.Minimize(
+        0.5 * cp.sum_squares(coef) + cp.sum(cp.multiply(problem.upper_bounds, slack))
+        + 0.5 * rho * cp.sum_squares(cp.pos(crossing + shift))), [hinge, slack >= 0])
+    mu, progress, start = np.zeros((n + 1, m - 1)), Progress(), time.process_time()
+    for iteration in range(1, cap + 1):
+        shift.value = mu / rho
+        solve_exactly(inner)
+        mu = np.maximum(0.0, mu + rho * crossing.value)
+        alpha = np.clip(hinge.dual_value, 0.0, problem.upper_bounds)
+        omega, b_pair, multipliers = dual_pair(problem, alpha, mu)
+        cert = certify(problem, omega, b_pair, multipliers)
+        if progress.update(iteration, cert):
+            break
+    return progress.record(iteration, cert, optimum,
+                           cpu_per_iteration=(time.process_time() - start) / iteration)
+
+
+def solve_exactly(inner):
+    """Clarabel at the tightest tolerance it reaches ("optimal"), as the tests' reference."""
+    for tol in (1e-10, 1e-9, 1e-8):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", UserWarning)  # "may be inaccurate": next tol
+            inner.solve(solver="CLARABEL", tol_gap_abs=tol, tol_gap_rel=tol, tol_feas=tol)
+        if inner.status == "optimal":
+            return
+    raise RuntimeError(f"the inner problem ended {inner.status}")
 
 
 # --- the benchmark ---------------------------------------------------------------------------
@@ -338,9 +425,11 @@ def one_libsvm_fit(X, y, C, repeats=3):
 
 
 def settings_of(args):
-    """(name, rho relative to C / max K_ii, balance) of every ADMM run."""
-    fixed = [(f"rho={r:g}", r, False) for r in args.rho]
-    return fixed + [(f"balanced from {args.balance_from:g}", args.balance_from, True)]
+    """(name, rho relative to C / max K_ii, balance, relaxation) of every ADMM run."""
+    fixed = [(f"rho={r:g}", r, False, 1.0) for r in args.rho]
+    start = args.balance_from
+    return fixed + [(f"balanced from {start:g}", start, True, 1.0),
+                    (f"balanced, relaxed {args.relaxation:g}", start, True, args.relaxation)]
 
 
 def main(argv=None):
@@ -352,8 +441,15 @@ def main(argv=None):
     parser.add_argument("--rho", nargs="+", type=float, default=[0.1, 1.0, 10.0],
                         help="fixed rho, in units of C / max K_ii")
     parser.add_argument("--balance-from", type=float, default=1.0)
+    parser.add_argument("--relaxation", type=float, default=1.6,
+                        help="over-relaxation of the last run (Boyd et al. 2011: 1.5-1.8)")
     parser.add_argument("--cap", type=int, default=2000)
+    parser.add_argument("--multipliers-rho", nargs="*", type=float, default=[],
+                        help="rho of the method of multipliers, in units of C / max K_ii "
+                             "(none: not run)")
+    parser.add_argument("--multipliers-cap", type=int, default=50)
     args = parser.parse_args(argv)
+    print("arguments:", " ".join(f"--{k.replace('_', '-')} {v}" for k, v in vars(args).items()))
     reference_fit("likert", 100, 3, 1.0)  # compiles the SMO loop before anything is timed
     print(f"projection against sklearn's isotonic_regression: max diff {projection_check():.1e}")
     print("outer iterations to a pair within 1e-3 / 1e-5 / certified (gap 1e-6, violations 1e-7); "
@@ -372,27 +468,42 @@ def main(argv=None):
                     print(f"\n{design} n={n} K={K} C={C:g}: libsvm {1e3 * libsvm_one:.1f} / "
                           f"{1e3 * libsvm_cpu:.1f} ms, NORDIC {1e3 * nordic_cpu:.1f} ms "
                           f"({nordic_cpu / libsvm_cpu:.1f}x)", flush=True)
-                    for name, relative, balance in settings_of(args):
-                        row = run_admm(problem, relative * scale, balance, args.cap, optimum)
-                        print(format_row(name, row, K, scale, libsvm_one, libsvm_cpu),
+                    for name, relative, balance, relaxation in settings_of(args):
+                        row = run_admm(problem, relative * scale, balance, relaxation, args.cap,
+                                       optimum)
+                        print(format_admm(name, row, K, scale, libsvm_one, libsvm_cpu),
                               flush=True)
+                    for relative in args.multipliers_rho:
+                        row = run_multipliers(problem, relative * scale, args.multipliers_cap,
+                                              optimum)
+                        print(format_multipliers(f"multipliers {relative:g}", row), flush=True)
 
 
-def format_row(name, row, K, scale, libsvm_one, libsvm_cpu):
-    """One printed line of a run."""
-    count = row["certified"] or row["iterations"]
-    bound = count * (K - 1) * 0.1 * libsvm_one / libsvm_cpu
-    measured = count * row["cpu_per_iteration"] / libsvm_cpu
+def format_progress(name, row):
+    """The start of a printed line: landmarks, certification or the state at the cap."""
+    landmarks = ", ".join(f"{tol:.0e} at {it or '-':>4}" for tol, it in row["landmarks"].items())
     reached = (f"certified at {row['certified']}" if row["certified"] else
                f"cap {row['iterations']}: gap {row['gap']:.1e}, viol "
                f"{row['primal_violation']:.1e} / {row['dual_violation']:.1e}")
-    landmarks = ", ".join(f"{tol:.0e} at {it or '-':>4}" for tol, it in row["landmarks"].items())
-    return (f"  {name:>18}: {landmarks}, {reached}; "
-            f"obj err {row['objective_error']:+.1e}; f-blocks {1e3 * row['cpu_per_iteration']:.1f}"
+    return f"  {name:>18}: {landmarks}, {reached}; obj err {row['objective_error']:+.1e}"
+
+
+def format_admm(name, row, K, scale, libsvm_one, libsvm_cpu):
+    """One printed line of an ADMM run."""
+    count = row["certified"] or row["iterations"]
+    bound = count * (K - 1) * 0.1 * libsvm_one / libsvm_cpu
+    measured = count * row["cpu_per_iteration"] / libsvm_cpu
+    return (f"{format_progress(name, row)}; f-blocks {1e3 * row['cpu_per_iteration']:.1f}"
             f" ms/it ({row['rounds_per_block']:.1f} rounds/block, {row['fallbacks']} fallbacks, "
             f"KKT {row['worst_kkt']:.0e}, vs Clarabel {row['clarabel']:+.0e}); last rho "
             f"{row['rho'] / scale:.3g}; bound >= {bound:.0f}x (f-blocks {measured:.0f}x); "
             f"run {row['run_cpu']:.0f} s")
+
+
+def format_multipliers(name, row):
+    """One printed line of a method-of-multipliers run."""
+    return (f"{format_progress(name, row)}; {row['cpu_per_iteration']:.2f} s per outer "
+            f"iteration (Clarabel on the coupled inner problem)")
 
 
 if __name__ == "__main__":
