@@ -78,13 +78,11 @@ from nordicstats import NORDIC  # noqa: E402
 from nordicstats.solvers.certificate import certify  # noqa: E402
 from nordicstats.solvers.decomposition import intercepts_by_pooling  # noqa: E402
 
-# residual balancing (Boyd et al. 2011, eq. 3.13): mu and tau
+# residual balancing (Boyd et al. 2011, Section 3.4.1): mu and tau
 BALANCE_RATIO, BALANCE_FACTOR = 10.0, 2.0
 # landmarks counted on the way: relative gap and violations at most 1e-3 (about libsvm's
 # accuracy) and 1e-5
 LANDMARKS = (1e-3, 1e-5)
-# the active set's KKT residual accepted as exact, relative to max(1, |p|)
-KKT_TOL = 1e-9
 
 
 # --- the z-block -----------------------------------------------------------------------------
@@ -92,7 +90,7 @@ def project_rows_nonincreasing(V):
     """Isotonic (nonincreasing) regression of every row of V, unit weights.
 
     z_k = min_{i <= k} max_{j >= k} mean(v_i, ..., v_j) (the min-max formula of isotonic
-    regression, Robertson, Wright & Dykstra 1988, Theorem 1.4.4), the answer of pool
+    regression, Robertson, Wright & Dykstra 1988, Chapter 1), the answer of pool
     adjacent violators, vectorised over the rows; K - 1 <= 6 columns here.
     """
     m = V.shape[1]
