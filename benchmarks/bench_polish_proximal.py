@@ -34,6 +34,7 @@ import time
 from pathlib import Path
 
 import numpy as np
+from bench_polish_rows import PolishClock
 from bench_scale import C_GRID, GAMMA, make_design
 
 from nordicstats.data import binary_signs
@@ -96,25 +97,14 @@ def patches(device, on, before=None):
 def fit(problem, patch):
     """(CPU seconds, polishing CPU seconds, SolverResult) with ``patch`` applied."""
     defaults = {key: getattr(*key) for key in patch}
-    polishing = [0.0]
     for (owner, name), value in patch.items():
         setattr(owner, name, value)
-    inner = smo.polish_step
-
-    def timed(*args, **kwargs):
-        clock = time.process_time()
-        try:
-            return inner(*args, **kwargs)
-        finally:
-            polishing[0] += time.process_time() - clock
-
-    smo.polish_step = timed
     try:
-        start = time.process_time()
-        result = smo.solve_smo(problem)
-        return time.process_time() - start, polishing[0], result
+        with PolishClock() as polishing:
+            start = time.process_time()
+            result = smo.solve_smo(problem)
+            return time.process_time() - start, polishing.seconds, result
     finally:
-        smo.polish_step = inner
         for (owner, name), value in defaults.items():
             setattr(owner, name, value)
 

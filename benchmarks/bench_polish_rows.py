@@ -55,17 +55,26 @@ SWITCHES = {"kept": ("KEPT_ROWS_MB", 0.0, kernel_rows.KEPT_ROWS_MB),
 
 
 class PolishClock:
-    """Wraps ``smo.polish_step`` and sums its CPU seconds."""
+    """Sums the CPU seconds of ``smo.polish_step`` while it is entered: wraps the
+    function in place at entry (whatever it is then, e.g. a patched revision) and puts
+    it back at exit.  Also used by ``bench_polish_proximal.py``."""
 
     def __init__(self):
-        self.seconds, self.inner = 0.0, smo.polish_step
-        smo.polish_step = self
+        self.seconds, self.inner = 0.0, None
+
+    def __enter__(self):
+        self.inner, smo.polish_step = smo.polish_step, self
+        return self
+
+    def __exit__(self, *exc_info):
+        smo.polish_step = self.inner
 
     def __call__(self, *args, **kwargs):
         clock = time.process_time()
-        out = self.inner(*args, **kwargs)
-        self.seconds += time.process_time() - clock
-        return out
+        try:
+            return self.inner(*args, **kwargs)
+        finally:
+            self.seconds += time.process_time() - clock
 
 
 def fit(problem, name, value, clock):
@@ -114,17 +123,17 @@ def main():
     parser.add_argument("--repeats", type=int, default=2, help="alternating pairs of fits")
     parser.add_argument("--K", nargs="+", type=int, help="only these numbers of classes")
     args = parser.parse_args()
-    clock = PolishClock()
     X, y = make_design("likert", 60, 3, 0)  # load the compiled loop before timing
     smo.solve_smo(NordicProblem(gram=make_kernel("rbf", gamma=GAMMA)(X, X),
                                 signs=binary_signs(y, 3), C=1.0, method="nordic1"))
     cached_rows_product(np.ones((2, 3)), np.arange(2), np.ones((2, 1)), np.arange(2))
     cached_block(np.ones((2, 3)), np.arange(2), np.arange(2))
-    for n in args.n:
-        for design, K, C in CASES[n]:
-            if args.K and K not in args.K:
-                continue
-            compare(design, n, K, C, args.switch, args.repeats, clock)
+    with PolishClock() as clock:
+        for n in args.n:
+            for design, K, C in CASES[n]:
+                if args.K and K not in args.K:
+                    continue
+                compare(design, n, K, C, args.switch, args.repeats, clock)
 
 
 if __name__ == "__main__":
