@@ -108,7 +108,7 @@ def test_square_and_beside_equal_two_gathers_and_keep_the_same_rows():
 CACHE_FORMULA_ATOL = 1e-14
 
 
-def test_shared_rows_read_the_smo_cache_and_match_the_kernel_matrix():
+def test_shared_rows_read_the_smo_cache_and_match_the_kernel_matrix(monkeypatch):
     X = design(60, 3, 4)[0]
     lazy = KernelMatrix(make_kernel("rbf", gamma=0.2), X)
     dense = np.asarray(lazy)
@@ -131,14 +131,12 @@ def test_shared_rows_read_the_smo_cache_and_match_the_kernel_matrix():
     # the gradient update K[:, R] B by blocks of gathered rows (one row a block here), the
     # products in place off (their own test below)
     B = np.random.default_rng(0).normal(size=(R.size, 3))
-    for block_bytes in (kernel_rows.PRODUCT_BLOCK_BYTES, 8 * 60):
-        kernel_rows.PRODUCT_BLOCK_BYTES, default = block_bytes, kernel_rows.PRODUCT_BLOCK_BYTES
-        kernel_rows.COMPILED_READS = False
-        try:
+    with monkeypatch.context() as patch:
+        patch.setattr(kernel_rows, "COMPILED_READS", False)
+        for block_bytes in (kernel_rows.PRODUCT_BLOCK_BYTES, 8 * 60):
+            patch.setattr(kernel_rows, "PRODUCT_BLOCK_BYTES", block_bytes)
             np.testing.assert_allclose(rows.product(R, B), dense[:, R] @ B, rtol=0,
                                        atol=1e-13)
-        finally:
-            kernel_rows.PRODUCT_BLOCK_BYTES, kernel_rows.COMPILED_READS = default, True
     # rows missing from the cache are computed into its least recently used slots, the
     # rows of one request never evicting each other
     later = np.arange(30, 60)
