@@ -33,11 +33,11 @@ import cProfile
 import json
 import os
 import pstats
-import time
 import tracemalloc
 from pathlib import Path
 
 import numpy as np
+from bench_polish_rows import PolishClock
 from bench_scale import GAMMA, isolated, make_design, peak_mb_of
 
 from nordicstats.data import binary_signs
@@ -51,23 +51,23 @@ CASES = [("likert", 20000, 7, 16.0), ("likert", 20000, 5, 16.0), ("overlap", 500
 RESULTS = Path(__file__).resolve().parent / "results"
 
 
-class PolishMemory:
-    """Wraps ``smo.polish_step``: its CPU seconds, and per step the face and the peak of
-    the memory traced during the step above the memory traced at its start (MB)."""
+class PolishMemory(PolishClock):
+    """:class:`bench_polish_rows.PolishClock` (the CPU seconds of ``smo.polish_step``
+    while entered) that also keeps, per step, its first face and the peak of the memory
+    traced during the step above the memory traced at its start (MB)."""
 
     def __init__(self):
-        self.inner, self.seconds, self.steps = smo.polish_step, 0.0, []
-        smo.polish_step = self
+        super().__init__()
+        self.steps = []
 
     def __call__(self, problem, alpha, phi, gamma, *args, **kwargs):
-        rows, sizes = first_face(problem.upper_bounds, alpha, phi, gamma)
+        rows, sizes = first_face(problem, alpha, phi, gamma)
         entries = sum(b * b for b in sizes) + 2 * sum(a * b for a, b in zip(sizes, sizes[1:]))
         tracemalloc.start()
-        start, clock = tracemalloc.get_traced_memory()[0], time.process_time()
+        start = tracemalloc.get_traced_memory()[0]
         try:
-            step, candidate = self.inner(problem, alpha, phi, gamma, *args, **kwargs)
+            step, candidate = super().__call__(problem, alpha, phi, gamma, *args, **kwargs)
         finally:
-            self.seconds += time.process_time() - clock
             peak = tracemalloc.get_traced_memory()[1]
             tracemalloc.stop()
         self.steps.append({"size": int(sum(sizes)), "rows": rows, "entries": int(entries),
@@ -77,17 +77,12 @@ class PolishMemory:
         return step, candidate
 
 
-def first_face(U, alpha, phi, gamma):
-    """(rows, sizes of the boundary blocks) of the first face of a polishing step: the
-    variables strictly inside their bounds, the alphas of boundary k with the phis between
-    k and k+1 in block k, then the gammas (``polish_step``'s face)."""
-    free_alpha, free_phi = (alpha > 0.0) & (alpha < U), phi > 0.0
-    rows = np.flatnonzero(free_alpha.any(axis=1) | free_phi.any(axis=1)).size
-    per_boundary = free_alpha.sum(axis=0)
-    per_boundary[:-1] += free_phi.sum(axis=0)
-    sizes = [int(b) for b in per_boundary if b] + ([int((gamma > 0).sum())] if (gamma > 0).any()
-                                                   else [])
-    return int(rows), sizes
+def first_face(problem, alpha, phi, gamma):
+    """(rows, sizes of the boundary blocks) of the first face ``polish_step`` builds: the
+    variables strictly inside their bounds, in the polishing's own blocks."""
+    U = problem.upper_bounds
+    face = polish._Face(problem.signs, U, *polish._interior_masks(U, alpha, phi, gamma))
+    return int(face.rows.size), [int(block.size) for block in face.blocks()]
 
 
 def fit_task(design, n, K, C, bound):
@@ -96,8 +91,8 @@ def fit_task(design, n, K, C, bound):
         problem = NordicProblem(gram=KernelMatrix(make_kernel("rbf", gamma=GAMMA), X),
                                 signs=binary_signs(y, K), C=C, method="nordic1")
         polish.MAX_FACE_SIZE = bound
-        memory = PolishMemory()
-        res, seconds, peak_mb, cpu = peak_mb_of(lambda: smo.solve_smo(problem))
+        with PolishMemory() as memory:
+            res, seconds, peak_mb, cpu = peak_mb_of(lambda: smo.solve_smo(problem))
         for step, info in zip(memory.steps, res.info["polish"], strict=True):
             step["accepted"] = info["accepted"]
         return {"design": design, "n": n, "K": K, "C": C, "bound": bound,
@@ -129,12 +124,12 @@ def synthetic_face_task(rows, n=20000, K=7, C=16.0, seed=0, profile=False):
         polish.ACTIVE_SET_ROUNDS, polish.PROXIMAL_STEPS, polish.MAX_FACE_SIZE = 2, 0, 10 ** 6
         # two rounds whatever changes, none released (the second face within the first)
         polish.FIRST_ROUND_CHANGES, polish.SETTLING, polish.RELEASE_TOL = None, np.inf, np.inf
-        memory = PolishMemory()
         profiler = cProfile.Profile() if profile else None
         if profiler:
             profiler.enable()
-        step, seconds, peak_mb, cpu = peak_mb_of(lambda: smo.polish_step(
-            problem, alpha, phi, gamma, G, np.zeros(K - 1), shared)[0])
+        with PolishMemory() as memory:
+            step, seconds, peak_mb, cpu = peak_mb_of(lambda: smo.polish_step(
+                problem, alpha, phi, gamma, G, np.zeros(K - 1), shared)[0])
         if profiler:
             profiler.disable()
             pstats.Stats(profiler).sort_stats("tottime").print_stats(12)
